@@ -1,0 +1,71 @@
+// The KV cache: per layer, post-RoPE keys and values at KV-head granularity
+// ([batch, kv_heads, tokens, head_dim], never repeated to query heads) and each cached
+// token's original position ([batch, kv_heads, tokens]). Layers may hold different lengths
+// and, after compression, each KV head may hold different tokens.
+//
+// This is the only object whose contents change: `append` (prefill/decode) and `keep`
+// (compression) are the two mutators; everybody else reads views or returns indices.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace ripplekv {
+
+class KVCache {
+ public:
+  explicit KVCache(int64_t num_layers);
+
+  int64_t num_layers() const { return static_cast<int64_t>(layers_.size()); }
+  int64_t length(int64_t layer) const { return at(layer).len; }
+  bool empty(int64_t layer) const { return at(layer).len == 0; }
+
+  // Tokens to keep room for beyond what is written (e.g. the tokens still to decode), so that
+  // decoding appends without reallocating. A hint; appends beyond it still work.
+  void set_headroom(int64_t tokens) { headroom_ = tokens; }
+
+  // Writes k, v [B, Hkv, T, D] of the tokens at positions start_pos .. start_pos + T - 1
+  // after the layer's cached tokens.
+  void append(int64_t layer, const at::Tensor& k, const at::Tensor& v, int64_t start_pos);
+
+  // Position the next token will have: one past the last position ever appended to any layer
+  // (compression drops tokens but never renumbers them).
+  int64_t next_position() const;
+  // True while the layer holds exactly positions 0..length-1 in order (nothing evicted).
+  bool is_prefix(int64_t layer) const { return at(layer).prefix; }
+
+  // Keeps only the cached tokens at `indices` ([B, Hkv, n] or [n] for all heads), in
+  // ascending position order, and releases the rest of the layer's memory.
+  void keep(int64_t layer, const at::Tensor& indices);
+
+  // Views of the cached tokens (valid until the next mutation of this layer).
+  at::Tensor keys(int64_t layer) const;
+  at::Tensor values(int64_t layer) const;
+  at::Tensor positions(int64_t layer) const;
+
+  // Bytes of keys + values held for the cached tokens of a layer / all layers (the figure a
+  // compression method is judged by; spare capacity is reported separately).
+  int64_t bytes(int64_t layer) const;
+  int64_t total_bytes() const;
+  int64_t capacity_bytes() const;
+
+  void clear();
+
+ private:
+  struct Layer {
+    at::Tensor k, v, pos;  // capacity-sized buffers
+    int64_t len = 0;
+    int64_t next_pos = 0;
+    bool prefix = true;
+  };
+  const Layer& at(int64_t layer) const;
+  Layer& at(int64_t layer);
+  void grow(Layer& l, int64_t needed, const at::Tensor& like_k, const at::Tensor& like_v);
+
+  std::vector<Layer> layers_;
+  int64_t headroom_ = 0;
+};
+
+}  // namespace ripplekv

@@ -1,0 +1,62 @@
+#include "core/cli/command.h"
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace ripplekv::cli {
+
+bool parse_options(const std::string& command, const std::vector<std::string>& args, po::options_description& desc,
+                   po::variables_map& vm, const po::positional_options_description* positional) {
+  po::options_description all(fmt::format("ripplekv {} options", command));
+  all.add_options()("help,h", "show this help and exit")(
+      "config", po::value<std::string>(), "read options from an INI-style config file (command line wins)");
+  all.add(desc);
+  try {
+    po::command_line_parser parser(args);
+    parser.options(all);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("help")) {
+      std::cout << all << "\n";
+      return false;
+    }
+    if (vm.count("config")) {
+      const auto path = vm["config"].as<std::string>();
+      std::ifstream in(path);
+      if (!in) throw UsageError(fmt::format("--config {}: cannot open the file", path));
+      try {
+        po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm);
+      } catch (const po::error& e) {
+        throw UsageError(fmt::format("{}: {} (keys are the long option names of `ripplekv {} --help`)", path,
+                                     e.what(), command));
+      }
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(fmt::format("ripplekv {}: {}", command, e.what()));
+  }
+  return true;
+}
+
+void add_runtime_options(po::options_description& desc, RuntimeArgs& a, bool model_required) {
+  auto model = po::value<std::string>(&a.model);
+  if (model_required) model->required();
+  desc.add_options()("model", model, "HF checkpoint directory (config.json + safetensors) or llama2.c .bin file")(
+      "tokenizer", po::value<std::string>(&a.tokenizer)->default_value(""),
+      "sentencepiece .model (default: found beside the model)")(
+      "dtype", po::value<std::string>(&a.dtype)->default_value(a.dtype), "float32 | bfloat16 | float16")(
+      "device", po::value<std::string>(&a.device)->default_value(a.device), "cpu | cuda | cuda:N")(
+      "threads", po::value<int>(&a.threads)->default_value(0), "CPU threads for LibTorch (0 = all cores)");
+}
+
+void apply_threads(int threads) {
+  if (threads < 0) throw UsageError("--threads must be >= 0");
+  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(n);
+}
+
+}  // namespace ripplekv::cli

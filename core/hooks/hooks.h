@@ -1,0 +1,82 @@
+// Named per-layer hook sites with scoped registration (no globals).
+//
+// A HookRegistry belongs to whoever runs the model (a profiler, a compressor, a test) and is
+// passed to the forward call; nothing is patched into the model. `add` returns a HookHandle
+// that removes the hook when it goes out of scope. The model asks `wants(site, layer)` before
+// preparing anything for a site, so a forward with no hooks costs one branch per site.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ripplekv {
+
+enum class HookSite {
+  LayerInput,   // hidden states entering layer l, [B, T, hidden] (read / modify)
+  Keys,         // keys of the new tokens after projection and RoPE, [B, Hkv, T, D], before caching
+  Values,       // values of the new tokens after projection, [B, Hkv, T, D], before caching
+  AttnWindow,   // softmax attention of the last W queries over all keys, [B, Hq, W, Tk] (read)
+  LayerOutput,  // hidden states leaving layer l, [B, T, hidden] (read / modify)
+  Logits,       // final logits [B, T, vocab] (layer = -1) (read / modify)
+};
+const char* hook_site_name(HookSite site);
+
+enum class Phase { Prefill, Decode };
+
+struct HookContext {
+  HookSite site;
+  int64_t layer;             // -1 for model-level sites (Logits)
+  Phase phase;
+  const at::Tensor* positions;  // absolute positions of the new tokens, [T] int64
+};
+
+using HookFn = std::function<void(const HookContext&, at::Tensor&)>;
+
+class HookRegistry;
+
+// Removes its hook on destruction (or `remove()`); movable, not copyable. Safe to outlive
+// the registry.
+class HookHandle {
+ public:
+  HookHandle() = default;
+  HookHandle(HookHandle&&) noexcept;
+  HookHandle& operator=(HookHandle&&) noexcept;
+  HookHandle(const HookHandle&) = delete;
+  HookHandle& operator=(const HookHandle&) = delete;
+  ~HookHandle();
+  void remove();
+
+  struct State;  // the registry's entries, shared with handles (defined in hooks.cpp)
+
+ private:
+  friend class HookRegistry;
+  HookHandle(std::weak_ptr<State> registry, uint64_t id) : registry_(std::move(registry)), id_(id) {}
+  std::weak_ptr<State> registry_;
+  uint64_t id_ = 0;
+};
+
+class HookRegistry {
+ public:
+  static constexpr int64_t kAllLayers = -2;
+
+  HookRegistry();
+  // layer: a layer index, kAllLayers, or -1 for model-level sites.
+  [[nodiscard]] HookHandle add(HookSite site, int64_t layer, HookFn fn);
+  // Asks the model to compute AttnWindow for the last `window` queries of a prefill.
+  [[nodiscard]] HookHandle add_window(int64_t layer, int64_t window, HookFn fn);
+
+  bool wants(HookSite site, int64_t layer) const;
+  int64_t window(int64_t layer) const;  // largest window requested for that layer (0 if none)
+  void run(const HookContext& ctx, at::Tensor& tensor) const;
+  size_t size() const;
+
+ private:
+  std::shared_ptr<HookHandle::State> state_;
+};
+
+}  // namespace ripplekv

@@ -1,0 +1,40 @@
+// Greedy generation: one prefill, then one decode step per token, stopping at a stop token
+// or after max_new_tokens.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/cache/kv_cache.h"
+#include "core/hooks/hooks.h"
+#include "models/llama/llama_model.h"
+
+namespace ripplekv {
+
+struct GenerateOptions {
+  int64_t max_new_tokens = 128;
+  std::vector<int64_t> stop_tokens;  // generation ends after emitting one of these (not included)
+  int64_t min_new_tokens = 0;        // stop tokens are ignored before this many tokens
+};
+
+struct GenerateResult {
+  std::vector<int64_t> tokens;  // generated tokens (stop token excluded)
+  bool stopped = false;         // ended on a stop token
+  double prefill_seconds = 0;
+  double compress_seconds = 0;
+  double decode_seconds = 0;
+  int64_t prompt_tokens = 0;
+  double decode_tokens_per_second() const {
+    return decode_seconds > 0 && tokens.size() > 1 ? static_cast<double>(tokens.size() - 1) / decode_seconds : 0.0;
+  }
+};
+
+// `after_prefill` runs once between the prefill and the first decode step, with the cache
+// holding the whole prompt (where KV-cache compression plugs in). `hooks` apply to prefill
+// and decode alike.
+GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,
+                               const GenerateOptions& options, const HookRegistry* hooks = nullptr,
+                               const std::function<void(KVCache&)>& after_prefill = {});
+
+}  // namespace ripplekv

@@ -1,0 +1,130 @@
+#include "models/llama/llama_model.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/ops/ops.h"
+
+namespace ripplekv {
+
+LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  if (static_cast<int64_t>(weights_.layers.size()) != config_.num_layers) {
+    throw std::invalid_argument("LlamaModel: number of layer weights differs from the config");
+  }
+  const auto inv = rope_inverse_frequencies(config_);
+  inv_freq_ = at::tensor(std::vector<double>(inv.begin(), inv.end()), at::TensorOptions().dtype(at::kDouble))
+                  .to(at::kFloat)
+                  .to(device());
+}
+
+std::string LlamaModel::fingerprint() const {
+  // Cheap but sensitive: sums and abs-sums of the embedding, the last layer and the head.
+  const auto& last = weights_.layers.back();
+  double acc[6] = {
+      weights_.embed.to(at::kDouble).sum().item<double>(), weights_.embed.to(at::kDouble).abs().sum().item<double>(),
+      last.wv.to(at::kDouble).sum().item<double>(),       last.w_down.to(at::kDouble).abs().sum().item<double>(),
+      weights_.lm_head.to(at::kDouble).sum().item<double>(), weights_.final_norm.to(at::kDouble).sum().item<double>()};
+  return fmt::format("{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}", acc[0], acc[1], acc[2], acc[3], acc[4], acc[5]);
+}
+
+at::Tensor LlamaModel::embed(const at::Tensor& tokens) const {
+  if (tokens.dim() != 2) throw std::invalid_argument("LlamaModel: tokens must be [batch, tokens]");
+  auto t = tokens.to(device(), at::kLong);
+  const auto lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
+  if (lo < 0 || hi >= config_.vocab_size) {
+    throw std::invalid_argument(fmt::format("token id out of range [0, {}): got {}..{}", config_.vocab_size, lo, hi));
+  }
+  return at::embedding(weights_.embed, t);
+}
+
+at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int64_t start_pos,
+                                     const at::Tensor& positions, const at::Tensor& cos, const at::Tensor& sin,
+                                     KVCache& cache, const HookRegistry* hooks, Phase phase) const {
+  const auto& w = weights_.layers[static_cast<size_t>(l)];
+  const int64_t b = hidden_in.size(0), t = hidden_in.size(1);
+  const int64_t hq = config_.num_heads, hkv = config_.num_kv_heads, d = config_.head_dim;
+  auto run = [&](HookSite site, at::Tensor& x) {
+    if (hooks && hooks->wants(site, l)) hooks->run(HookContext{site, l, phase, &positions}, x);
+  };
+
+  at::Tensor hidden = hidden_in;
+  run(HookSite::LayerInput, hidden);
+
+  auto x = ops::rms_norm(hidden, w.attn_norm, config_.rms_norm_eps);
+  auto q = at::linear(x, w.wq, w.bq).view({b, t, hq, d}).transpose(1, 2);
+  auto k = at::linear(x, w.wk, w.bk).view({b, t, hkv, d}).transpose(1, 2);
+  auto v = at::linear(x, w.wv, w.bv).view({b, t, hkv, d}).transpose(1, 2);
+  q = ops::apply_rope(q, cos, sin);
+  k = ops::apply_rope(k, cos, sin);
+  run(HookSite::Keys, k);
+  run(HookSite::Values, v);
+
+  const bool prefix = cache.empty(l) || cache.is_prefix(l);
+  cache.append(l, k, v, start_pos);
+  ops::AttentionInputs in{q, cache.keys(l), cache.values(l), positions, cache.positions(l),
+                          prefix && cache.length(l) == start_pos + t};
+  auto attn = ops::causal_attention(in);
+
+  if (phase == Phase::Prefill && hooks && hooks->wants(HookSite::AttnWindow, l)) {
+    const int64_t window = std::min<int64_t>(hooks->window(l), t);
+    auto probs = ops::window_attention_probs(in, window);
+    run(HookSite::AttnWindow, probs);
+  }
+
+  attn = attn.transpose(1, 2).reshape({b, t, hq * d});
+  hidden = hidden + at::linear(attn, w.wo);
+  auto h2 = ops::rms_norm(hidden, w.ffn_norm, config_.rms_norm_eps);
+  hidden = hidden + ops::swiglu_mlp(h2, w.w_gate, w.w_up, w.w_down);
+  run(HookSite::LayerOutput, hidden);
+  return hidden;
+}
+
+at::Tensor LlamaModel::run_layers(at::Tensor hidden, int64_t start_pos, int64_t first, int64_t last,
+                                  KVCache& cache, const HookRegistry* hooks, Phase phase) const {
+  if (first < 0 || last > num_layers() || first > last) {
+    throw std::out_of_range(fmt::format("run_layers: [{}, {}) outside [0, {}]", first, last, num_layers()));
+  }
+  const int64_t t = hidden.size(1);
+  auto positions = at::arange(start_pos, start_pos + t, at::TensorOptions().dtype(at::kLong).device(device()));
+  auto [cos, sin] = ops::rope_cos_sin(inv_freq_, positions);
+  for (int64_t l = first; l < last; ++l) {
+    hidden = layer_forward(l, hidden, start_pos, positions, cos, sin, cache, hooks, phase);
+  }
+  return hidden;
+}
+
+at::Tensor LlamaModel::logits(const at::Tensor& hidden, const HookRegistry* hooks, Phase phase,
+                              LogitsFor which) const {
+  auto h = which == LogitsFor::LastToken ? hidden.narrow(1, hidden.size(1) - 1, 1) : hidden;
+  h = ops::rms_norm(h, weights_.final_norm, config_.rms_norm_eps);
+  auto out = at::linear(h, weights_.lm_head).to(at::kFloat);
+  if (hooks && hooks->wants(HookSite::Logits, -1)) {
+    hooks->run(HookContext{HookSite::Logits, -1, phase, nullptr}, out);
+  }
+  return out;
+}
+
+at::Tensor LlamaModel::forward(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks, Phase phase,
+                               LogitsFor which) const {
+  if (cache.num_layers() != num_layers()) {
+    throw std::invalid_argument(fmt::format("KV cache has {} layers, the model {}", cache.num_layers(), num_layers()));
+  }
+  const int64_t start = cache.next_position();
+  auto hidden = embed(tokens);
+  hidden = run_layers(hidden, start, 0, num_layers(), cache, hooks, phase);
+  return logits(hidden, hooks, phase, which);
+}
+
+at::Tensor LlamaModel::prefill(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks,
+                               LogitsFor which) const {
+  return forward(tokens, cache, hooks, Phase::Prefill, which);
+}
+
+at::Tensor LlamaModel::decode(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks) const {
+  if (tokens.dim() != 2 || tokens.size(1) != 1) throw std::invalid_argument("decode: tokens must be [batch, 1]");
+  return forward(tokens, cache, hooks, Phase::Decode, LogitsFor::LastToken);
+}
+
+}  // namespace ripplekv

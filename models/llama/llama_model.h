@@ -1,0 +1,74 @@
+// A Llama-family decoder (Llama 1/2/3, Mistral, Qwen2, llama2.c) over LibTorch tensors.
+// Modules hold weights; the math is in core/ops. Prefill and decode are separate paths;
+// every layer exposes named hook sites (core/hooks); the KV cache is passed in and only
+// mutated through its own methods.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <vector>
+
+#include "core/cache/kv_cache.h"
+#include "core/hooks/hooks.h"
+#include "models/config/model_config.h"
+
+namespace ripplekv {
+
+struct LayerWeights {
+  at::Tensor attn_norm;             // [hidden]
+  at::Tensor wq, wk, wv, wo;        // [out, in]
+  at::Tensor bq, bk, bv;            // optional biases (Qwen2)
+  at::Tensor ffn_norm;              // [hidden]
+  at::Tensor w_gate, w_up, w_down;  // [out, in]
+};
+
+struct ModelWeights {
+  at::Tensor embed;       // [vocab, hidden]
+  std::vector<LayerWeights> layers;
+  at::Tensor final_norm;  // [hidden]
+  at::Tensor lm_head;     // [vocab, hidden] (the embedding itself when tied)
+};
+
+enum class LogitsFor { LastToken, AllTokens };
+
+class LlamaModel {
+ public:
+  // Weights must already be on their device and in their compute dtype.
+  LlamaModel(ModelConfig config, ModelWeights weights);
+
+  const ModelConfig& config() const { return config_; }
+  int64_t num_layers() const { return config_.num_layers; }
+  at::Device device() const { return weights_.embed.device(); }
+  at::ScalarType dtype() const { return weights_.embed.scalar_type(); }
+  const ModelWeights& weights() const { return weights_; }
+  // A fingerprint of the weights (sums of a few tensors), to tie profiles to a model.
+  std::string fingerprint() const;
+
+  // Runs the prompt tokens [B, T] after whatever the cache holds; returns logits [B, 1, V]
+  // (LastToken) or [B, T, V] in float32.
+  at::Tensor prefill(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks = nullptr,
+                     LogitsFor which = LogitsFor::LastToken) const;
+  // One new token per sequence [B, 1]; returns logits [B, 1, V] in float32.
+  at::Tensor decode(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks = nullptr) const;
+
+  // Building blocks, for callers that re-run part of the network (e.g. the sensitivity
+  // profiler recomputing layers l..L-1 from stored hidden states).
+  at::Tensor embed(const at::Tensor& tokens) const;
+  // Runs layers [first, last) on hidden [B, T, hidden] whose tokens start at `start_pos`.
+  at::Tensor run_layers(at::Tensor hidden, int64_t start_pos, int64_t first, int64_t last, KVCache& cache,
+                        const HookRegistry* hooks, Phase phase) const;
+  at::Tensor logits(const at::Tensor& hidden, const HookRegistry* hooks, Phase phase, LogitsFor which) const;
+
+ private:
+  at::Tensor layer_forward(int64_t l, const at::Tensor& hidden, int64_t start_pos, const at::Tensor& positions,
+                           const at::Tensor& cos, const at::Tensor& sin, KVCache& cache, const HookRegistry* hooks,
+                           Phase phase) const;
+  at::Tensor forward(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks, Phase phase,
+                     LogitsFor which) const;
+
+  ModelConfig config_;
+  ModelWeights weights_;
+  at::Tensor inv_freq_;  // [head_dim / 2] float32 on the model's device
+};
+
+}  // namespace ripplekv

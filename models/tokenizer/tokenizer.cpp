@@ -1,0 +1,164 @@
+#include "models/tokenizer/tokenizer.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+namespace ripplekv {
+
+namespace fs = std::filesystem;
+
+struct Tokenizer::Api {
+  void* (*load)(const char*, char*, size_t);
+  void (*free)(void*);
+  long (*encode)(void*, const char*, size_t, int*, size_t, char*, size_t);
+  long (*decode)(void*, const int*, size_t, char*, size_t, char*, size_t);
+  int (*vocab_size)(void*);
+  int (*special)(void*, int);
+  int (*piece_to_id)(void*, const char*);
+  long (*id_to_piece)(void*, int, char*, size_t);
+};
+
+namespace {
+
+std::string self_dir() {
+  char buf[4096];
+  const auto n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  return fs::path(buf).parent_path().string();
+}
+
+const Tokenizer::Api& load_api() {
+  static std::once_flag once;
+  static Tokenizer::Api api{};
+  static std::string error;
+  std::call_once(once, [] {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("RIPPLEKV_SPM_LIB")) candidates.emplace_back(env);
+#ifdef RIPPLEKV_SPM_LIB_PATH
+    candidates.emplace_back(RIPPLEKV_SPM_LIB_PATH);
+#endif
+    candidates.push_back(self_dir() + "/libripplekv_spm.so");
+    void* lib = nullptr;
+    std::string tried;
+    for (const auto& c : candidates) {
+      lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      if (lib) break;
+      tried += fmt::format("\n  {}: {}", c, ::dlerror());
+    }
+    if (!lib) {
+      error = "cannot load the sentencepiece shim libripplekv_spm.so (set RIPPLEKV_SPM_LIB to its path); tried:" + tried;
+      return;
+    }
+    auto sym = [&](const char* name) {
+      void* s = ::dlsym(lib, name);
+      if (!s) error = fmt::format("libripplekv_spm.so lacks {}", name);
+      return s;
+    };
+    api.load = reinterpret_cast<decltype(api.load)>(sym("rkv_spm_load"));
+    api.free = reinterpret_cast<decltype(api.free)>(sym("rkv_spm_free"));
+    api.encode = reinterpret_cast<decltype(api.encode)>(sym("rkv_spm_encode"));
+    api.decode = reinterpret_cast<decltype(api.decode)>(sym("rkv_spm_decode"));
+    api.vocab_size = reinterpret_cast<decltype(api.vocab_size)>(sym("rkv_spm_vocab_size"));
+    api.special = reinterpret_cast<decltype(api.special)>(sym("rkv_spm_special"));
+    api.piece_to_id = reinterpret_cast<decltype(api.piece_to_id)>(sym("rkv_spm_piece_to_id"));
+    api.id_to_piece = reinterpret_cast<decltype(api.id_to_piece)>(sym("rkv_spm_id_to_piece"));
+  });
+  if (!error.empty()) throw std::runtime_error(error);
+  return api;
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
+  if (!fs::exists(model_path) || fs::is_directory(model_path)) {
+    throw std::invalid_argument(fmt::format("{}: tokenizer model not found (give a sentencepiece .model file with "
+                                            "--tokenizer)", model_path));
+  }
+  api_ = &load_api();
+  char err[512] = {0};
+  handle_ = api_->load(model_path.c_str(), err, sizeof(err));
+  if (!handle_) {
+    throw std::invalid_argument(fmt::format("{}: not a sentencepiece model ({})", model_path, err));
+  }
+}
+
+Tokenizer::~Tokenizer() {
+  if (handle_) api_->free(handle_);
+}
+
+std::vector<int> Tokenizer::encode(const std::string& text, bool add_bos) const {
+  std::vector<int> ids(text.size() + 16);
+  char err[512] = {0};
+  long n = api_->encode(handle_, text.data(), text.size(), ids.data(), ids.size(), err, sizeof(err));
+  if (n < 0) throw std::runtime_error(fmt::format("{}: encode failed: {}", path_, err));
+  if (static_cast<size_t>(n) > ids.size()) {
+    ids.resize(static_cast<size_t>(n));
+    n = api_->encode(handle_, text.data(), text.size(), ids.data(), ids.size(), err, sizeof(err));
+  }
+  ids.resize(static_cast<size_t>(n));
+  if (add_bos && bos_id() >= 0) ids.insert(ids.begin(), bos_id());
+  return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  const int vs = vocab_size();
+  for (int id : ids) {
+    if (id < 0 || id >= vs) throw std::invalid_argument(fmt::format("decode: id {} outside the vocabulary [0, {})", id, vs));
+  }
+  std::string out(ids.size() * 8 + 16, '\0');
+  char err[512] = {0};
+  long n = api_->decode(handle_, ids.data(), ids.size(), out.data(), out.size(), err, sizeof(err));
+  if (n < 0) throw std::runtime_error(fmt::format("{}: decode failed: {}", path_, err));
+  if (static_cast<size_t>(n) > out.size()) {
+    out.resize(static_cast<size_t>(n));
+    n = api_->decode(handle_, ids.data(), ids.size(), out.data(), out.size(), err, sizeof(err));
+  }
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+std::string Tokenizer::id_to_piece(int id) const {
+  std::string out(64, '\0');
+  long n = api_->id_to_piece(handle_, id, out.data(), out.size());
+  if (n < 0) throw std::invalid_argument(fmt::format("id_to_piece: id {} outside the vocabulary", id));
+  if (static_cast<size_t>(n) > out.size()) {
+    out.resize(static_cast<size_t>(n));
+    n = api_->id_to_piece(handle_, id, out.data(), out.size());
+  }
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+int Tokenizer::piece_to_id(const std::string& piece) const { return api_->piece_to_id(handle_, piece.c_str()); }
+int Tokenizer::vocab_size() const { return api_->vocab_size(handle_); }
+int Tokenizer::bos_id() const { return api_->special(handle_, 0); }
+int Tokenizer::eos_id() const { return api_->special(handle_, 1); }
+int Tokenizer::unk_id() const { return api_->special(handle_, 2); }
+int Tokenizer::pad_id() const { return api_->special(handle_, 3); }
+
+std::string find_tokenizer(const std::string& model_path, const std::string& explicit_path, int vocab_size) {
+  if (!explicit_path.empty()) return explicit_path;
+  const fs::path p(model_path);
+  std::vector<fs::path> candidates;
+  if (fs::is_directory(p)) {
+    candidates.push_back(p / "tokenizer.model");
+  } else {
+    candidates.push_back(p.parent_path() / "tokenizer.model");
+    candidates.push_back(p.parent_path() / fmt::format("tok{}.model", vocab_size));
+  }
+  for (const auto& c : candidates) {
+    if (fs::exists(c)) return c.string();
+  }
+  throw std::invalid_argument(fmt::format(
+      "{}: no tokenizer found (looked for {}); pass --tokenizer PATH to a sentencepiece .model file "
+      "(HF tokenizer.json-only models are not supported)", model_path, candidates.front().string()));
+}
+
+}  // namespace ripplekv

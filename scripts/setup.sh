@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what ripplekv's build and fixture scripts need on a fresh Debian machine, then
+# configures and builds. Idempotent: fast when everything is already present.
+#
+#   scripts/setup.sh            # Debian packages, .venv with pinned torch (its LibTorch), build/
+#   RIPPLEKV_TORCH_ROOT=/opt/libtorch scripts/setup.sh   # use a preinstalled LibTorch, no venv torch
+#   CMAKE_PREFIX_PATH=$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)') scripts/setup.sh
+#                              # use the torch of an existing Python (e.g. a GPU host without network)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD_DIR=${RIPPLEKV_BUILD_DIR:-$ROOT/build}
+
+# Pinned versions (torch's bundled LibTorch is what we build against).
+TORCH_VERSION=2.11.0
+PY_PACKAGES=(
+  "torch==${TORCH_VERSION}"
+  "transformers==4.57.1"
+  "safetensors==0.6.2"
+  "sentencepiece==0.2.1"
+  "numpy==2.3.4"
+)
+
+log() { echo "[setup] $*" >&2; }
+
+# --- Debian packages ------------------------------------------------------------------
+DEB_PACKAGES=(build-essential cmake pkg-config libsentencepiece-dev libboost-program-options-dev catch2
+              libfmt-dev nlohmann-json3-dev python3-venv ccache)
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- Python virtual environment with the pinned torch ----------------------------------
+CMAKE_ARGS=()
+if [ -n "${RIPPLEKV_TORCH_ROOT:-}" ]; then
+  CMAKE_ARGS+=("-DRIPPLEKV_TORCH_ROOT=${RIPPLEKV_TORCH_ROOT}")
+elif [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
+  CMAKE_ARGS+=("-DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH}")
+else
+  PY=python3
+  if [ ! -x .venv/bin/python ]; then
+    log "creating .venv"
+    $PY -m venv .venv
+  fi
+  stamp=.venv/.ripplekv-packages
+  want=$(printf '%s\n' "${PY_PACKAGES[@]}")
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    log "installing Python packages into .venv: ${PY_PACKAGES[*]}"
+    .venv/bin/pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
+    echo "$want" > "$stamp"
+  fi
+  CMAKE_ARGS+=("-DRIPPLEKV_PYTHON=$ROOT/.venv/bin/python")
+fi
+
+# --- Configure and build ---------------------------------------------------------------
+JOBS=${RIPPLEKV_JOBS:-$(nproc)}
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  log "configuring $BUILD_DIR"
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${CMAKE_ARGS[@]}" >/dev/null
+fi
+log "building ($JOBS jobs)"
+cmake --build "$BUILD_DIR" -j "$JOBS"

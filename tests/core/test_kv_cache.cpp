@@ -1,0 +1,40 @@
+#include <catch2/catch.hpp>
+
+#include "core/cache/kv_cache.h"
+
+using namespace ripplekv;
+
+TEST_CASE("KV cache appends, keeps per-head tokens and reports bytes", "[core][cache]") {
+  KVCache cache(2);
+  auto k = at::arange(2 * 5 * 3, at::kFloat).view({1, 2, 5, 3});
+  auto v = -k;
+  cache.append(0, k, v, 0);
+  REQUIRE(cache.length(0) == 5);
+  REQUIRE(cache.length(1) == 0);
+  CHECK(cache.is_prefix(0));
+  CHECK(cache.next_position() == 5);
+  CHECK(cache.bytes(0) == 5 * 2 * 3 * 2 * 4);
+
+  // Different tokens per KV head, given unsorted: stored in position order.
+  auto idx = at::tensor(std::vector<int64_t>{4, 0, 1, 3}, at::kLong).view({1, 2, 2});
+  cache.keep(0, idx);
+  REQUIRE(cache.length(0) == 2);
+  CHECK_FALSE(cache.is_prefix(0));
+  auto pos = cache.positions(0);
+  CHECK(pos[0][0][0].item<int64_t>() == 0);
+  CHECK(pos[0][0][1].item<int64_t>() == 4);
+  CHECK(pos[0][1][0].item<int64_t>() == 1);
+  CHECK(pos[0][1][1].item<int64_t>() == 3);
+  CHECK(at::equal(cache.keys(0)[0][1][1], k[0][1][3]));
+  CHECK(at::equal(cache.values(0)[0][0][1], v[0][0][4]));
+  CHECK(cache.bytes(0) == 2 * 2 * 3 * 2 * 4);
+
+  // Decoding continues after the last position, not after the kept count.
+  cache.append(0, k.narrow(2, 0, 1), v.narrow(2, 0, 1), cache.next_position());
+  CHECK(cache.positions(0)[0][0][2].item<int64_t>() == 5);
+  CHECK(cache.total_bytes() == cache.bytes(0));
+
+  CHECK_THROWS_AS(cache.keep(0, at::tensor(std::vector<int64_t>{7}, at::kLong)), std::out_of_range);
+  CHECK_THROWS_AS(cache.keep(1, at::tensor(std::vector<int64_t>{0}, at::kLong)), std::logic_error);
+  CHECK_THROWS_AS(cache.append(0, k, v, 2), std::invalid_argument);  // goes back in time
+}

@@ -1,0 +1,3 @@
+ripplekv_add_test(test_core SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_kv_cache.cpp
+)
