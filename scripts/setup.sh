@@ -15,10 +15,10 @@ BUILD_DIR=${RIPPLEKV_BUILD_DIR:-$ROOT/build}
 TORCH_VERSION=2.11.0
 PY_PACKAGES=(
   "torch==${TORCH_VERSION}"
-  "transformers==4.57.1"
-  "safetensors==0.6.2"
-  "sentencepiece==0.2.1"
-  "numpy==2.3.4"
+  "transformers==5.24.0"
+  "safetensors==0.8.0"
+  "sentencepiece==0.2.3"
+  "numpy==2.4.6"
 )
 
 log() { echo "[setup] $*" >&2; }

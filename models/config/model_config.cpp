@@ -139,9 +139,28 @@ ModelConfig parse_hf_config_text(const std::string& text, const std::string& sou
     }
   }
 
-  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
-    const auto& rs = j["rope_scaling"];
-    const std::string where = source + ": rope_scaling";
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    for (const auto& t : j["layer_types"]) {
+      if (!t.is_string() || t.get<std::string>() != "full_attention") {
+        throw std::invalid_argument(fmt::format("{}: layer_types contains {}; only full_attention layers are supported",
+                                                source, t.dump()));
+      }
+    }
+  }
+
+  // RoPE settings: transformers < 5 writes top-level rope_theta + rope_scaling; transformers 5
+  // writes one rope_parameters object holding rope_type, rope_theta and the scaling fields.
+  const char* rope_key = nullptr;
+  if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
+    rope_key = "rope_parameters";
+    c.rope_theta = get_or<double>(j["rope_parameters"], "rope_theta", c.rope_theta, source + ": rope_parameters");
+  } else if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
+    rope_key = "rope_scaling";
+  }
+  if (rope_key) {
+    const auto& rs = j[rope_key];
+    const std::string where = source + ": " + rope_key;
+    if (!rs.is_object()) throw std::invalid_argument(where + " must be an object");
     std::string type = rs.contains("rope_type") ? get_required<std::string>(rs, "rope_type", where)
                                                 : get_or<std::string>(rs, "type", "", where);
     if (type == "linear") {

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "core/cache/kv_cache.h"
 

@@ -1,5 +1,5 @@
 // The real pretrained stories260K (llama2.c) must reproduce its reference greedy output.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 #include <nlohmann/json.hpp>
 
 #include <fstream>

@@ -1,0 +1,173 @@
+// Malformed checkpoints and configs give clear errors naming the file and the fix, never a crash.
+#include "catch_torch.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+
+#include "models/config/model_config.h"
+#include "models/loaders/load_model.h"
+#include "models/loaders/safetensors.h"
+#include "test_paths.h"
+
+using namespace ripplekv;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / fs::path("ripplekv-test-" + std::to_string(::getpid()) + "-" +
+                                                std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void write_file(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+// A copy of the qwen2 fixture whose model.safetensors is replaced by `bytes`.
+fs::path checkpoint_with(const TempDir& t, const std::string& bytes) {
+  const auto src = fs::path(test::fixture("hf/qwen2"));
+  fs::copy_file(src / "config.json", t.path / "config.json", fs::copy_options::overwrite_existing);
+  write_file(t.path / "model.safetensors", bytes);
+  return t.path;
+}
+
+// Rebuilds a safetensors file with an edited header.
+std::string with_header(const std::string& file, const std::function<void(nlohmann::json&)>& edit) {
+  uint64_t n = 0;
+  std::memcpy(&n, file.data(), 8);
+  auto header = nlohmann::json::parse(file.substr(8, n));
+  edit(header);
+  const auto h = header.dump();
+  const uint64_t len = h.size();
+  return std::string(reinterpret_cast<const char*>(&len), 8) + h + file.substr(8 + n);
+}
+
+}  // namespace
+
+TEST_CASE("Safetensors: corrupt files are clear errors", "[models][bad-input]") {
+  const auto good = read_file(fs::path(test::fixture("hf/qwen2")) / "model.safetensors");
+  REQUIRE(good.size() > 1000);
+
+  SECTION("truncated file") {
+    TempDir t;
+    auto dir = checkpoint_with(t, good.substr(0, good.size() - 100));
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("outside the data section"));
+  }
+  SECTION("shorter than the length prefix") {
+    TempDir t;
+    auto dir = checkpoint_with(t, good.substr(0, 5));
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("too short"));
+  }
+  SECTION("header length larger than the file") {
+    TempDir t;
+    std::string bad = good;
+    const uint64_t huge = good.size() * 4;
+    std::memcpy(bad.data(), &huge, 8);
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("header length"));
+  }
+  SECTION("tensor offsets out of range") {
+    TempDir t;
+    auto bad = with_header(good, [](nlohmann::json& h) {
+      h["model.norm.weight"]["data_offsets"] = {0, 1u << 30};
+    });
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("model.norm.weight") && Catch::Contains("outside"));
+  }
+  SECTION("unknown dtype") {
+    TempDir t;
+    auto bad = with_header(good, [](nlohmann::json& h) { h["model.norm.weight"]["dtype"] = "F8_E4M3"; });
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("F8_E4M3") && Catch::Contains("not supported"));
+  }
+  SECTION("missing tensor") {
+    TempDir t;
+    auto bad = with_header(good, [](nlohmann::json& h) { h.erase("model.layers.1.mlp.up_proj.weight"); });
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}),
+                      Catch::Contains("model.layers.1.mlp.up_proj.weight") && Catch::Contains("missing"));
+  }
+  SECTION("mis-shaped tensor") {
+    TempDir t;
+    auto bad = with_header(good, [](nlohmann::json& h) {
+      // Same byte count, transposed shape: only the shape check can catch it.
+      auto& e = h["model.layers.0.mlp.down_proj.weight"];
+      auto shape = e["shape"];
+      e["shape"] = {shape[1], shape[0]};
+    });
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}),
+                      Catch::Contains("model.layers.0.mlp.down_proj.weight") && Catch::Contains("shape"));
+  }
+  SECTION("unexpected tensor") {
+    TempDir t;
+    auto bad = with_header(good, [](nlohmann::json& h) {
+      h["model.extra.weight"] = {{"dtype", "F32"}, {"shape", {0}}, {"data_offsets", {0, 0}}};
+    });
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("unexpected tensor \"model.extra.weight\""));
+  }
+  SECTION("not JSON") {
+    TempDir t;
+    std::string bad = good;
+    bad[10] = '\x01';
+    auto dir = checkpoint_with(t, bad);
+    CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("not valid JSON"));
+  }
+  SECTION("no weights at all") {
+    TempDir t;
+    fs::copy_file(fs::path(test::fixture("hf/qwen2")) / "config.json", t.path / "config.json");
+    CHECK_THROWS_WITH(load_model(t.path.string(), {}), Catch::Contains("no model.safetensors"));
+  }
+}
+
+TEST_CASE("Config: unsupported or inconsistent configs are clear errors", "[models][bad-input]") {
+  const auto base = nlohmann::json::parse(read_file(fs::path(test::fixture("hf/llama_gqa")) / "config.json"));
+  auto parse = [&](const std::function<void(nlohmann::json&)>& edit) {
+    auto j = base;
+    edit(j);
+    return parse_hf_config_text(j.dump(), "config.json");
+  };
+  CHECK_NOTHROW(parse([](nlohmann::json&) {}));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["num_key_value_heads"] = 3; }),
+                    Catch::Contains("num_key_value_heads=3 does not divide num_attention_heads=4"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["sliding_window"] = 16; }),
+                    Catch::Contains("sliding_window=16"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}}; }),
+                    Catch::Contains("yarn") && Catch::Contains("not supported"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j.erase("hidden_size"); }), Catch::Contains("hidden_size"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["hidden_size"] = "big"; }), Catch::Contains("wrong type"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["architectures"] = {"GPT2LMHeadModel"}; j["model_type"] = "gpt2"; }),
+                    Catch::Contains("not supported"));
+  CHECK_THROWS_WITH(parse([](nlohmann::json& j) { j["hidden_act"] = "gelu"; }), Catch::Contains("hidden_act"));
+  CHECK_THROWS_WITH(parse_hf_config_text("{not json", "config.json"), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("llama2.c: truncated or foreign files are clear errors", "[models][bad-input]") {
+  const auto good = read_file(test::shared_data("stories260K/stories260K.bin"));
+  TempDir t;
+  write_file(t.path / "trunc.bin", good.substr(0, good.size() / 2));
+  CHECK_THROWS_WITH(load_model((t.path / "trunc.bin").string(), {}), Catch::Contains("truncated"));
+  write_file(t.path / "tiny.bin", good.substr(0, 10));
+  CHECK_THROWS_WITH(load_model((t.path / "tiny.bin").string(), {}), Catch::Contains("too short"));
+  write_file(t.path / "text.bin", std::string(4096, 'x'));
+  CHECK_THROWS_WITH(load_model((t.path / "text.bin").string(), {}), Catch::Contains("bad llama2.c header"));
+  CHECK_THROWS_WITH(load_model("/nonexistent/model", {}), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(parse_dtype("float64"), Catch::Contains("float32, bfloat16 or float16"));
+}
