@@ -19,6 +19,13 @@ PY_PACKAGES=(
   "safetensors==0.8.0"
   "sentencepiece==0.2.3"
   "numpy==2.4.6"
+  # official LongBench metric packages (scripts/make_metric_fixtures.py)
+  "rouge==1.0.1"
+  "six==1.17.0"
+  "fuzzywuzzy==0.18.0"
+  "python-Levenshtein==0.27.5"
+  "Levenshtein==0.27.5"
+  "rapidfuzz==3.14.6"
 )
 
 log() { echo "[setup] $*" >&2; }

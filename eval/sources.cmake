@@ -1,0 +1,22 @@
+# Sources of eval/ (see the top-level CMakeLists.txt): torch-free LongBench v1 task
+# table, data readers, official metrics and scoring.
+set(RIPPLEKV_EVAL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/python_unicode_tables.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/python_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/python_numeric.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_tasks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/jsonl.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_predictions.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rouge_l.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_score.cpp
+)
+list(APPEND RIPPLEKV_PLAIN_SOURCES ${RIPPLEKV_EVAL_SOURCES})
+
+# The metrics must round exactly like Python: no fused multiply-add contraction
+# and no fast-math, whatever flags the rest of the build uses.
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  set_source_files_properties(${RIPPLEKV_EVAL_SOURCES} PROPERTIES
+    COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
+endif()

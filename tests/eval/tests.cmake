@@ -1,0 +1,9 @@
+# Tests of eval/ (LongBench tasks, data, metrics, scoring). Torch-free.
+ripplekv_add_test(test_eval SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_python_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_tasks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_metric_parity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_score.cpp
+)
