@@ -4,3 +4,18 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cache/kv_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/hooks.cpp
 )
+list(APPEND RIPPLEKV_PLAIN_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/compress/budget_math.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/policy_options.cpp
+)
+list(APPEND RIPPLEKV_TORCH_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/compress/token_selector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/selectors/snapkv_selector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/selectors/simple_selectors.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/selectors/h2o_selector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/uniform_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/pyramid_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/profile_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/compression.cpp
+)

@@ -22,6 +22,8 @@ const char* hook_site_name(HookSite site) {
     case HookSite::Keys: return "keys";
     case HookSite::Values: return "values";
     case HookSite::AttnWindow: return "attn_window";
+    case HookSite::AttnColumnSum: return "attn_column_sum";
+    case HookSite::AttnResidual: return "attn_residual";
     case HookSite::LayerOutput: return "layer_output";
     case HookSite::Logits: return "logits";
   }
@@ -57,9 +59,9 @@ HookHandle HookRegistry::add(HookSite site, int64_t layer, HookFn fn) {
   return HookHandle(state_, id);
 }
 
-HookHandle HookRegistry::add_window(int64_t layer, int64_t window, HookFn fn) {
+HookHandle HookRegistry::add_window(HookSite site, int64_t layer, int64_t window, HookFn fn) {
   const auto id = state_->next_id++;
-  state_->entries.push_back({id, HookSite::AttnWindow, layer, window, std::move(fn)});
+  state_->entries.push_back({id, site, layer, window, std::move(fn)});
   return HookHandle(state_, id);
 }
 
@@ -74,10 +76,10 @@ bool HookRegistry::wants(HookSite site, int64_t layer) const {
   return false;
 }
 
-int64_t HookRegistry::window(int64_t layer) const {
+int64_t HookRegistry::window(HookSite site, int64_t layer) const {
   int64_t w = 0;
   for (const auto& e : state_->entries) {
-    if (matches(e, HookSite::AttnWindow, layer)) w = std::max(w, e.window);
+    if (matches(e, site, layer)) w = std::max(w, e.window);
   }
   return w;
 }

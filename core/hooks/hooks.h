@@ -21,6 +21,9 @@ enum class HookSite {
   Keys,         // keys of the new tokens after projection and RoPE, [B, Hkv, T, D], before caching
   Values,       // values of the new tokens after projection, [B, Hkv, T, D], before caching
   AttnWindow,   // softmax attention of the last W queries over all keys, [B, Hq, W, Tk] (read)
+  AttnColumnSum,  // that attention summed over the last W queries, [B, Hq, Tk], computed in
+                  // query chunks so W may be the whole prompt (H2O) without a T x T matrix (read)
+  AttnResidual, // hidden states after the attention residual, before the MLP, [B, T, hidden] (read / modify)
   LayerOutput,  // hidden states leaving layer l, [B, T, hidden] (read / modify)
   Logits,       // final logits [B, T, vocab] (layer = -1) (read / modify)
 };
@@ -67,11 +70,12 @@ class HookRegistry {
   HookRegistry();
   // layer: a layer index, kAllLayers, or -1 for model-level sites.
   [[nodiscard]] HookHandle add(HookSite site, int64_t layer, HookFn fn);
-  // Asks the model to compute AttnWindow for the last `window` queries of a prefill.
-  [[nodiscard]] HookHandle add_window(int64_t layer, int64_t window, HookFn fn);
+  // AttnWindow / AttnColumnSum for the last `window` queries of a prefill (the model passes
+  // the largest window any hook asked for at that site and layer, capped at the prompt).
+  [[nodiscard]] HookHandle add_window(HookSite site, int64_t layer, int64_t window, HookFn fn);
 
   bool wants(HookSite site, int64_t layer) const;
-  int64_t window(int64_t layer) const;  // largest window requested for that layer (0 if none)
+  int64_t window(HookSite site, int64_t layer) const;  // largest window requested (0 if none)
   void run(const HookContext& ctx, at::Tensor& tensor) const;
   size_t size() const;
 

@@ -114,4 +114,21 @@ at::Tensor window_attention_probs(const AttentionInputs& in, int64_t window) {
   return at::softmax(scores, -1);
 }
 
+at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int64_t chunk) {
+  const int64_t tq = in.q.size(2);
+  if (window <= 0 || window > tq) {
+    throw std::invalid_argument("attention_column_sums: window must be in [1, number of queries]");
+  }
+  at::Tensor total;
+  for (int64_t s = tq - window; s < tq; s += chunk) {
+    const int64_t n = std::min(chunk, tq - s);
+    AttentionInputs part = in;
+    part.q = in.q.narrow(2, 0, s + n);  // queries up to the chunk's end; the last n are used
+    part.q_pos = in.q_pos.narrow(0, 0, s + n);
+    auto sums = window_attention_probs(part, n).sum(2);
+    total = total.defined() ? total + sums : sums;
+  }
+  return total;
+}
+
 }  // namespace ripplekv::ops

@@ -45,4 +45,8 @@ at::Tensor causal_attention(const AttentionInputs& in);
 // CAKE score with; only computed when somebody asks for it.
 at::Tensor window_attention_probs(const AttentionInputs& in, int64_t window);
 
+// The same probabilities summed over the last `window` queries, [B, Hq, Tk] float32, computed
+// `chunk` queries at a time (window may be all queries: H2O's accumulated attention).
+at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int64_t chunk = 256);
+
 }  // namespace ripplekv::ops

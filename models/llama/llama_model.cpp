@@ -67,14 +67,20 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
                           prefix && cache.length(l) == start_pos + t};
   auto attn = ops::causal_attention(in);
 
-  if (phase == Phase::Prefill && hooks && hooks->wants(HookSite::AttnWindow, l)) {
-    const int64_t window = std::min<int64_t>(hooks->window(l), t);
-    auto probs = ops::window_attention_probs(in, window);
-    run(HookSite::AttnWindow, probs);
+  if (phase == Phase::Prefill && hooks) {
+    if (hooks->wants(HookSite::AttnWindow, l)) {
+      auto probs = ops::window_attention_probs(in, std::min<int64_t>(hooks->window(HookSite::AttnWindow, l), t));
+      run(HookSite::AttnWindow, probs);
+    }
+    if (hooks->wants(HookSite::AttnColumnSum, l)) {
+      auto sums = ops::attention_column_sums(in, std::min<int64_t>(hooks->window(HookSite::AttnColumnSum, l), t));
+      run(HookSite::AttnColumnSum, sums);
+    }
   }
 
   attn = attn.transpose(1, 2).reshape({b, t, hq * d});
   hidden = hidden + at::linear(attn, w.wo);
+  run(HookSite::AttnResidual, hidden);
   auto h2 = ops::rms_norm(hidden, w.ffn_norm, config_.rms_norm_eps);
   hidden = hidden + ops::swiglu_mlp(h2, w.w_gate, w.w_up, w.w_down);
   run(HookSite::LayerOutput, hidden);

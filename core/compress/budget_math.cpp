@@ -1,0 +1,95 @@
+#include "core/compress/budget_math.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace ripplekv {
+
+std::vector<int64_t> apportion_largest_remainder(const std::vector<double>& weights, int64_t total) {
+  const size_t n = weights.size();
+  if (n == 0) throw std::invalid_argument("apportion: no layers");
+  if (total < 0) throw std::invalid_argument("apportion: negative total");
+  double sum = 0;
+  for (double w : weights) {
+    if (!(w >= 0) || !std::isfinite(w)) throw std::invalid_argument("apportion: weights must be finite and >= 0");
+    sum += w;
+  }
+  if (!(sum > 0)) throw std::invalid_argument("apportion: all weights are zero");
+  std::vector<int64_t> out(n);
+  std::vector<std::pair<double, size_t>> rem(n);
+  int64_t assigned = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double exact = static_cast<double>(total) * weights[i] / sum;
+    out[i] = static_cast<int64_t>(std::floor(exact));
+    rem[i] = {exact - static_cast<double>(out[i]), i};
+    assigned += out[i];
+  }
+  // Floating point can make the floors overshoot by a unit in pathological cases; undo
+  // from the smallest remainders.
+  std::stable_sort(rem.begin(), rem.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; assigned < total; k = (k + 1) % n) {
+    ++out[rem[k].second];
+    ++assigned;
+  }
+  for (size_t k = n; assigned > total; k = (k == 0 ? n : k) - 1) {
+    const auto i = rem[(k == 0 ? n : k) - 1].second;
+    if (out[i] > 0) {
+      --out[i];
+      --assigned;
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> clamp_redistribute(std::vector<int64_t> b, int64_t lo, int64_t hi, int64_t total,
+                                        const std::vector<double>& weights) {
+  const auto n = static_cast<int64_t>(b.size());
+  if (lo > hi) throw std::invalid_argument(fmt::format("per-layer bounds are empty: [{}, {}]", lo, hi));
+  if (n * lo > total || n * hi < total) {
+    throw std::invalid_argument(fmt::format("cannot give {} layers a total of {} tokens within [{}, {}] per layer", n,
+                                            total, lo, hi));
+  }
+  std::vector<bool> fixed(static_cast<size_t>(n), false);
+  for (int iter = 0; iter <= n + 1; ++iter) {
+    int64_t sum = 0;
+    for (auto& x : b) {
+      x = std::clamp(x, lo, hi);
+      sum += x;
+    }
+    const int64_t diff = total - sum;  // > 0: give to layers below hi; < 0: take from layers above lo
+    if (diff == 0) return b;
+    std::vector<double> w(static_cast<size_t>(n), 0.0);
+    double wsum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool room = diff > 0 ? b[i] < hi : b[i] > lo;
+      // Take from the largest shares (weight) and give by weight; layers with zero weight
+      // still take part so that a total is always reachable.
+      if (room) w[i] = std::max(weights.empty() ? 1.0 : weights[static_cast<size_t>(i)], 1e-12);
+      wsum += w[i];
+    }
+    if (!(wsum > 0)) break;
+    auto delta = apportion_largest_remainder(w, std::llabs(diff));
+    for (int64_t i = 0; i < n; ++i) b[i] += diff > 0 ? delta[i] : -delta[i];
+  }
+  // The loop converges in at most n rounds (each round fixes at least one layer at a bound
+  // or finishes); reaching here means the arithmetic above is wrong.
+  throw std::logic_error("clamp_redistribute did not converge");
+}
+
+void validate_budget_request(int64_t num_layers, int64_t budget, int64_t min_per_layer, const std::string& who) {
+  if (num_layers <= 0) throw std::invalid_argument(fmt::format("{}: the model has no layers", who));
+  if (budget <= 0) {
+    throw std::invalid_argument(fmt::format("{}: --budget {} must be a positive number of tokens per layer", who, budget));
+  }
+  if (budget < min_per_layer) {
+    throw std::invalid_argument(fmt::format(
+        "{}: --budget {} is below the {} tokens per layer the selector always keeps (sinks + observation window); "
+        "raise --budget or shrink the window/sinks", who, budget, min_per_layer));
+  }
+}
+
+}  // namespace ripplekv

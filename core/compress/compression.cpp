@@ -1,0 +1,212 @@
+#include "core/compress/compression.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/compress/budget_math.h"
+#include "core/compress/registry.h"
+
+namespace ripplekv {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct MethodParts {
+  CompressionSpec spec;
+  int64_t num_layers = 0;
+  int64_t group_size = 1;
+  std::unique_ptr<TokenSelector> selector;
+  std::unique_ptr<LayerBudgetAllocator> allocator;
+  std::string resolved_options;
+};
+
+void fill_bytes(const KVCache& cache, CompressionReport& r) {
+  r.layer_bytes.clear();
+  r.kept.clear();
+  r.kept_bytes = cache.total_bytes();
+  for (int64_t l = 0; l < cache.num_layers(); ++l) {
+    r.layer_bytes.push_back(cache.bytes(l));
+    r.kept.push_back(cache.length(l));
+  }
+}
+
+// Session for a prompt that is not compressed (full cache, or prompt <= budget).
+class PassThroughSession final : public CompressionSession {
+ public:
+  CompressionReport finish(KVCache& cache) override {
+    CompressionReport r;
+    r.prompt_tokens = cache.length(0);
+    fill_bytes(cache, r);
+    r.full_bytes = r.kept_bytes;
+    return r;
+  }
+};
+
+class BudgetedSession final : public CompressionSession {
+ public:
+  BudgetedSession(const MethodParts& m, HookRegistry& hooks, int64_t prompt_len)
+      : m_(m), prompt_len_(prompt_len), scores_(m.num_layers), stats_(m.num_layers) {
+    const auto sel = m.selector->needs();
+    const auto alloc = m.allocator->needs();
+    const int64_t w = std::max(sel.window_probs, alloc.window_probs);
+    if (w > 0) {
+      handles_.push_back(hooks.add_window(HookSite::AttnWindow, HookRegistry::kAllLayers, w,
+                                          [this, sel, alloc](const HookContext& ctx, at::Tensor& probs) {
+                                            on_window(ctx.layer, probs, sel.window_probs, alloc.window_probs);
+                                          }));
+    }
+    if (sel.column_sum_queries != 0) {
+      const int64_t n = sel.column_sum_queries < 0 ? prompt_len : sel.column_sum_queries;
+      handles_.push_back(hooks.add_window(HookSite::AttnColumnSum, HookRegistry::kAllLayers, n,
+                                          [this](const HookContext& ctx, at::Tensor& sums) {
+                                            LayerObservation obs = observation(ctx.layer);
+                                            obs.column_sums = sums;
+                                            scores_[ctx.layer] = m_.selector->score(obs);
+                                          }));
+    }
+    if (alloc.hidden_states) {
+      hidden_in_.resize(static_cast<size_t>(m.num_layers));
+      handles_.push_back(hooks.add(HookSite::LayerInput, HookRegistry::kAllLayers,
+                                   [this](const HookContext& ctx, at::Tensor& h) { hidden_in_[ctx.layer] = h; }));
+      handles_.push_back(hooks.add(HookSite::AttnResidual, HookRegistry::kAllLayers,
+                                   [this](const HookContext& ctx, at::Tensor& h) {
+                                     stats_[ctx.layer] = m_.allocator->observe_hidden(ctx.layer, hidden_in_[ctx.layer], h);
+                                     hidden_in_[ctx.layer] = at::Tensor();
+                                   }));
+    }
+  }
+
+  CompressionReport finish(KVCache& cache) override {
+    const double t0 = now_seconds();
+    handles_.clear();  // statistics are complete; stop observing decode steps
+    CompressionReport r;
+    r.prompt_tokens = prompt_len_;
+    r.full_bytes = cache.total_bytes();
+    for (int64_t l = 0; l < m_.num_layers; ++l) {
+      if (cache.length(l) != prompt_len_ || !cache.is_prefix(l)) {
+        throw std::logic_error(fmt::format("compression: layer {} holds {} tokens, expected the {}-token prompt; call "
+                                           "finish() right after prefill", l, cache.length(l), prompt_len_));
+      }
+    }
+    AllocationInput in;
+    in.num_layers = m_.num_layers;
+    in.budget = m_.spec.budget;
+    in.prompt_len = prompt_len_;
+    in.window = m_.selector->window();
+    in.min_per_layer = m_.selector->sinks() + m_.selector->window();
+    if (stats_[0].defined()) {
+      auto all = at::stack(stats_).to(at::kDouble).cpu();  // one host sync for all layers
+      in.stats.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+    }
+    const auto budgets = m_.allocator->allocate(in);
+    check_budgets(budgets, in);
+    for (int64_t l = 0; l < m_.num_layers; ++l) {
+      at::Tensor s = scores_[l];
+      if (!s.defined()) {
+        LayerObservation obs = observation(l);
+        obs.keys = cache.keys(l);
+        obs.values = cache.values(l);
+        s = m_.selector->score(obs);
+      }
+      auto idx = select_tokens(s, budgets[l], m_.selector->sinks(), m_.selector->window());
+      cache.keep(l, idx);
+      scores_[l] = at::Tensor();
+    }
+    r.compressed = true;
+    fill_bytes(cache, r);
+    r.seconds = now_seconds() - t0;
+    return r;
+  }
+
+ private:
+  LayerObservation observation(int64_t layer) const {
+    LayerObservation obs;
+    obs.layer = layer;
+    obs.prompt_len = prompt_len_;
+    obs.group_size = m_.group_size;
+    return obs;
+  }
+
+  void on_window(int64_t layer, const at::Tensor& probs, int64_t sel_w, int64_t alloc_w) {
+    const int64_t have = probs.size(2);
+    auto last = [&](int64_t w) { return probs.narrow(2, have - std::min(w, have), std::min(w, have)); };
+    if (sel_w > 0) {
+      LayerObservation obs = observation(layer);
+      obs.window_probs = last(sel_w);
+      scores_[layer] = m_.selector->score(obs);
+    }
+    if (alloc_w > 0) stats_[layer] = m_.allocator->observe_attention(layer, last(alloc_w));
+  }
+
+  void check_budgets(const std::vector<int64_t>& b, const AllocationInput& in) const {
+    // Allocators promise this contract; a violation is a bug in the allocator, not bad input.
+    const int64_t total = std::accumulate(b.begin(), b.end(), int64_t{0});
+    bool ok = static_cast<int64_t>(b.size()) == in.num_layers && total == in.num_layers * in.budget;
+    for (auto x : b) ok = ok && x >= in.min_per_layer && x <= in.prompt_len;
+    if (!ok) {
+      throw std::logic_error(fmt::format("allocator {} returned [{}] (total {}), expected {} layers in [{}, {}] summing "
+                                         "to {}", m_.allocator->name(), fmt::join(b, ", "), total, in.num_layers,
+                                         in.min_per_layer, in.prompt_len, in.num_layers * in.budget));
+    }
+  }
+
+  const MethodParts& m_;
+  int64_t prompt_len_;
+  std::vector<at::Tensor> scores_;
+  std::vector<at::Tensor> stats_;
+  std::vector<at::Tensor> hidden_in_;
+  std::vector<HookHandle> handles_;
+};
+
+class ComposedMethod final : public CompressionMethod {
+ public:
+  explicit ComposedMethod(MethodParts parts) : m_(std::move(parts)) {}
+
+  std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const override {
+    if (prompt_len <= 0) throw std::invalid_argument("compression: empty prompt");
+    if (!m_.selector->keeps_all() && m_.selector->window() > prompt_len) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the prompt has {} tokens, fewer than the observation window ({}); use a longer prompt or a smaller "
+          "window= option", m_.selector->name(), prompt_len, m_.selector->window()));
+    }
+    if (m_.selector->keeps_all() || prompt_len <= m_.spec.budget) return std::make_unique<PassThroughSession>();
+    return std::make_unique<BudgetedSession>(m_, hooks, prompt_len);
+  }
+  const CompressionSpec& spec() const override { return m_.spec; }
+  std::string describe() const override {
+    if (m_.selector->keeps_all()) return "full cache";
+    return fmt::format("{} x {}, budget {}{}", m_.selector->name(), m_.allocator->name(), m_.spec.budget,
+                       m_.resolved_options.empty() ? "" : " (" + m_.resolved_options + ")");
+  }
+
+ private:
+  MethodParts m_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model) {
+  MethodParts m;
+  m.spec = spec;
+  m.num_layers = model.num_layers;
+  m.group_size = model.num_heads / model.num_kv_heads;
+  PolicyOptions options(spec.options);
+  m.selector = make_selector(spec.selector, options);
+  if (!m.selector->keeps_all()) {
+    m.allocator = make_allocator(spec.allocator, options);
+    validate_budget_request(model.num_layers, spec.budget, m.selector->sinks() + m.selector->window(),
+                            fmt::format("{} x {}", spec.selector, spec.allocator));
+  }
+  options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
+  m.resolved_options = options.resolved();
+  return std::make_unique<ComposedMethod>(std::move(m));
+}
+
+}  // namespace ripplekv

@@ -1,0 +1,71 @@
+// KV-cache compression = a layer budget allocator x a token selector, applied once when the
+// prompt's prefill ends (as SnapKV / PyramidKV do); decoding then appends to the smaller cache.
+//
+//   auto method = CompressionMethod::create(spec, model.config());   // once per run, immutable
+//   HookRegistry hooks;
+//   auto session = method->begin(hooks, prompt_len);                 // one per prompt
+//   greedy_generate(model, prompt, cache, options, &hooks,
+//                   [&](KVCache& c) { report = session->finish(c); });
+//
+// The session gathers what its policies need through scoped hooks during prefill (window
+// attention, hidden states) and in finish() asks the allocator for per-layer budgets and the
+// selector for indices, then calls KVCache::keep. Policies never touch the cache.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cache/kv_cache.h"
+#include "core/hooks/hooks.h"
+#include "models/config/model_config.h"
+
+namespace ripplekv {
+
+struct CompressionSpec {
+  std::string selector = "full";
+  std::string allocator = "uniform";
+  // Average cached prompt tokens per layer, observation window included (KVCache-Factory's
+  // max_capacity_prompt); the total over layers is exactly num_layers * budget.
+  int64_t budget = 0;
+  // Policy options, key -> value (e.g. window=32, kernel=7, pooling=max, beta=20). Each
+  // policy reads its own; a key no policy reads is an error listing the valid keys.
+  std::map<std::string, std::string> options;
+};
+
+struct CompressionReport {
+  bool compressed = false;          // false when full cache or prompt <= budget
+  int64_t prompt_tokens = 0;
+  std::vector<int64_t> kept;        // prompt tokens kept per layer
+  std::vector<int64_t> layer_bytes; // KV bytes per layer after compression
+  int64_t kept_bytes = 0;
+  int64_t full_bytes = 0;           // bytes the uncompressed prompt cache held
+  double seconds = 0;
+};
+
+class CompressionSession {
+ public:
+  virtual ~CompressionSession() = default;
+  // Allocates budgets, selects tokens and shrinks the cache. Call once, after prefill.
+  virtual CompressionReport finish(KVCache& cache) = 0;
+};
+
+class CompressionMethod {
+ public:
+  virtual ~CompressionMethod() = default;
+  // Validates names and options (throws std::invalid_argument listing valid choices).
+  static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model);
+  // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
+  virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const = 0;
+  virtual const CompressionSpec& spec() const = 0;
+  // One line, e.g. "snapkv x pyramid, budget 128 (window=32 kernel=7 pooling=max gqa=mean beta=20)".
+  virtual std::string describe() const = 0;
+};
+
+// Names the registries know, for --help texts and error messages.
+std::vector<std::string> selector_names();
+std::vector<std::string> allocator_names();
+
+}  // namespace ripplekv

@@ -1,0 +1,39 @@
+// Options of one compression method (selector + allocator), key -> value strings, read by
+// the policies themselves. Each read declares the key (with its default and help) so that
+// unknown keys can be reported with the valid ones. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ripplekv {
+
+class PolicyOptions {
+ public:
+  explicit PolicyOptions(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+
+  int64_t get_int(const std::string& key, int64_t fallback, const std::string& policy);
+  double get_double(const std::string& key, double fallback, const std::string& policy);
+  std::string get_string(const std::string& key, const std::string& fallback, const std::string& policy,
+                         const std::vector<std::string>& choices = {});
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+
+  // Throws std::invalid_argument naming unread keys and listing the keys the policies read.
+  void check_all_used(const std::string& method) const;
+  // "key=value ..." of every key read, with the values in force (defaults included).
+  std::string resolved() const;
+  const std::map<std::string, std::string>& resolved_map() const { return resolved_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> resolved_;
+  std::set<std::string> read_;
+};
+
+// Parses "key=value" (as given to --method-opt); throws naming the text on a missing '='.
+std::pair<std::string, std::string> parse_key_value(const std::string& text);
+
+}  // namespace ripplekv

@@ -1,0 +1,84 @@
+#include "core/compress/registry.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <mutex>
+#include <stdexcept>
+
+#include "core/compress/allocators/allocators.h"
+#include "core/compress/compression.h"
+#include "core/compress/selectors/selectors.h"
+
+namespace ripplekv {
+
+const std::vector<SelectorEntry>& selector_table() {
+  static const std::vector<SelectorEntry> table = {
+      {"full", "keep every token (FullKV)", make_full_selector},
+      {"snapkv", "window-attention votes, pooled (window=32 kernel=7 pooling=max gqa=mean)", make_snapkv_selector},
+      {"streamingllm", "attention sinks + most recent tokens (sinks=4)", make_streamingllm_selector},
+      {"h2o", "attention accumulated over all prompt queries + recent window (window=32 gqa=mean)",
+       make_h2o_selector},
+      {"random", "uniformly random tokens (seed=0 sinks=0 window=0)", make_random_selector},
+      {"knorm", "lowest key L2 norm (sinks=0 window=0)", make_knorm_selector},
+  };
+  return table;
+}
+
+namespace {
+std::mutex& allocator_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<AllocatorEntry>& mutable_allocators() {
+  static std::vector<AllocatorEntry> table = {
+      {"uniform", "the same budget for every layer", make_uniform_allocator},
+      {"pyramid", "PyramidKV's decreasing schedule (beta=20)", make_pyramid_allocator},
+      {"profile", "per-layer multipliers from a file (file=PATH)", make_profile_allocator},
+  };
+  return table;
+}
+}  // namespace
+
+const std::vector<AllocatorEntry>& allocator_table() { return mutable_allocators(); }
+
+void register_allocator(AllocatorEntry entry) {
+  std::lock_guard<std::mutex> lock(allocator_mutex());
+  auto& t = mutable_allocators();
+  for (auto& e : t) {
+    if (std::string(e.name) == entry.name) {
+      e = std::move(entry);
+      return;
+    }
+  }
+  t.push_back(std::move(entry));
+}
+
+std::vector<std::string> selector_names() {
+  std::vector<std::string> out;
+  for (const auto& e : selector_table()) out.emplace_back(e.name);
+  return out;
+}
+std::vector<std::string> allocator_names() {
+  std::vector<std::string> out;
+  for (const auto& e : allocator_table()) out.emplace_back(e.name);
+  return out;
+}
+
+std::unique_ptr<TokenSelector> make_selector(const std::string& name, PolicyOptions& options) {
+  for (const auto& e : selector_table()) {
+    if (name == e.name) return e.make(options);
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown selector \"{}\"; valid selectors: {}", name, fmt::join(selector_names(), ", ")));
+}
+
+std::unique_ptr<LayerBudgetAllocator> make_allocator(const std::string& name, PolicyOptions& options) {
+  for (const auto& e : allocator_table()) {
+    if (name == e.name) return e.make(options);
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown allocator \"{}\"; valid allocators: {}", name, fmt::join(allocator_names(), ", ")));
+}
+
+}  // namespace ripplekv

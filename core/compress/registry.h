@@ -1,0 +1,36 @@
+// The one table mapping policy names to factories. An unknown name is an error listing the
+// valid names.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/compress/layer_budget_allocator.h"
+#include "core/compress/policy_options.h"
+#include "core/compress/token_selector.h"
+
+namespace ripplekv {
+
+struct SelectorEntry {
+  const char* name;
+  const char* summary;
+  std::function<std::unique_ptr<TokenSelector>(PolicyOptions&)> make;
+};
+struct AllocatorEntry {
+  const char* name;
+  const char* summary;
+  std::function<std::unique_ptr<LayerBudgetAllocator>(PolicyOptions&)> make;
+};
+
+const std::vector<SelectorEntry>& selector_table();
+const std::vector<AllocatorEntry>& allocator_table();
+// Register an allocator defined outside core/compress (e.g. RippleKV's `ripple`), once,
+// before use. Registering an existing name replaces it.
+void register_allocator(AllocatorEntry entry);
+
+std::unique_ptr<TokenSelector> make_selector(const std::string& name, PolicyOptions& options);
+std::unique_ptr<LayerBudgetAllocator> make_allocator(const std::string& name, PolicyOptions& options);
+
+}  // namespace ripplekv

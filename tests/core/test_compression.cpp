@@ -1,0 +1,113 @@
+// Compression end to end on a tiny HF model: every selector x allocator keeps exactly its
+// budgets, the window, and a decodable cache whose bytes match the kept tokens.
+#include "catch_torch.h"
+
+#include <numeric>
+
+#include "core/compress/compression.h"
+#include "models/loaders/load_model.h"
+#include "test_paths.h"
+
+using namespace ripplekv;
+
+namespace {
+
+struct Run {
+  CompressionReport report;
+  KVCache cache;
+  at::Tensor next_logits;
+};
+
+Run run(const LlamaModel& model, const CompressionSpec& spec, int64_t prompt_len) {
+  auto method = CompressionMethod::create(spec, model.config());
+  at::manual_seed(3);
+  auto tokens = at::randint(3, model.config().vocab_size, {1, prompt_len}, at::kLong);
+  Run r{{}, KVCache(model.num_layers()), {}};
+  HookRegistry hooks;
+  auto session = method->begin(hooks, prompt_len);
+  auto logits = model.prefill(tokens, r.cache, &hooks);
+  r.report = session->finish(r.cache);
+  r.next_logits = model.decode(logits.argmax(-1).view({1, 1}), r.cache, &hooks);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Every selector x allocator keeps exact budgets and a consistent cache", "[core][compress]") {
+  auto model = load_model(test::fixture("hf/llama_gqa"), {});
+  const auto& cfg = model->config();
+  const int64_t per_token_bytes = cfg.num_kv_heads * cfg.head_dim * 2 * 4;
+  for (const auto& sel : selector_names()) {
+    for (const auto& alloc : {std::string("uniform"), std::string("pyramid")}) {
+      for (int64_t budget : {24, 40}) {
+        for (int64_t t : {60, 97}) {
+          DYNAMIC_SECTION(sel << " x " << alloc << " budget " << budget << " prompt " << t) {
+            CompressionSpec spec{sel, alloc, budget, {}};
+            if (sel == "snapkv" || sel == "h2o") spec.options["window"] = "8";
+            auto r = run(*model, spec, t);
+            CHECK(r.next_logits.isfinite().all().item<bool>());
+            if (sel == "full") {
+              CHECK_FALSE(r.report.compressed);
+              CHECK(r.report.kept_bytes == r.report.full_bytes);
+              continue;
+            }
+            REQUIRE(r.report.compressed);
+            const int64_t total = std::accumulate(r.report.kept.begin(), r.report.kept.end(), int64_t{0});
+            CHECK(total == cfg.num_layers * budget);
+            CHECK(r.report.full_bytes == cfg.num_layers * t * per_token_bytes);
+            CHECK(r.report.kept_bytes == total * per_token_bytes);
+            for (int64_t l = 0; l < cfg.num_layers; ++l) {
+              // After one decode step the layer holds its kept prompt tokens + 1.
+              CHECK(r.cache.length(l) == r.report.kept[l] + 1);
+              auto pos = r.cache.positions(l);
+              CHECK(pos.select(2, -1).eq(t).all().item<bool>());  // decoded token at position t
+              CHECK((pos.narrow(2, 1, pos.size(2) - 1) > pos.narrow(2, 0, pos.size(2) - 1)).all().item<bool>());
+              if (sel == "snapkv" || sel == "h2o") {
+                // The observation window (last 8 prompt tokens) is always kept.
+                auto tail = pos.narrow(2, pos.size(2) - 9, 8);
+                CHECK(at::equal(tail[0][0], at::arange(t - 8, t, at::kLong)));
+              }
+              if (sel == "streamingllm") {
+                CHECK(pos[0][0][0].item<int64_t>() == 0);  // attention sinks
+                CHECK(pos[0][0][3].item<int64_t>() == 3);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("A prompt within the budget is not compressed", "[core][compress]") {
+  auto model = load_model(test::fixture("hf/llama_gqa"), {});
+  auto r = run(*model, {"snapkv", "pyramid", 64, {{"window", "8"}}}, 50);
+  CHECK_FALSE(r.report.compressed);
+  CHECK(r.cache.length(0) == 51);
+}
+
+TEST_CASE("Compression: bad methods and budgets are clear errors", "[core][compress][bad-input]") {
+  auto model = load_model(test::fixture("hf/llama_gqa"), {});
+  const auto& cfg = model->config();
+  using Catch::Contains;
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 16, {}}, cfg),
+                    Contains("below the 32 tokens per layer") && Contains("raise --budget"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 0, {}}, cfg), Contains("must be a positive"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", -5, {}}, cfg), Contains("must be a positive"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkvv", "uniform", 64, {}}, cfg),
+                    Contains("unknown selector \"snapkvv\"") && Contains("snapkv, streamingllm"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "pyramidd", 64, {}}, cfg),
+                    Contains("unknown allocator") && Contains("pyramid"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 64, {{"widow", "8"}}}, cfg),
+                    Contains("unknown option(s) widow") && Contains("window"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 64, {{"kernel", "4"}}}, cfg),
+                    Contains("kernel=4"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 64, {{"pooling", "median"}}}, cfg),
+                    Contains("one of max, avg, none"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "uniform", 64, {{"window", "x"}}}, cfg),
+                    Contains("not an integer"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "profile", 64, {}}, cfg), Contains("file=PATH"));
+  auto method = CompressionMethod::create({"snapkv", "uniform", 40, {}}, cfg);
+  HookRegistry hooks;
+  CHECK_THROWS_WITH(method->begin(hooks, 20), Contains("fewer than the observation window"));
+}
