@@ -16,6 +16,9 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/uniform_allocator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/pyramid_allocator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/profile_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/cake_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/allocators/squeeze_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/selectors/cake_selector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/compression.cpp
 )

@@ -1,6 +1,7 @@
 #include "core/cli/command.h"
 
 #include <ATen/Parallel.h>
+#include "core/compress/policy_options.h"
 #include <fmt/format.h>
 
 #include <fstream>
@@ -51,6 +52,31 @@ void add_runtime_options(po::options_description& desc, RuntimeArgs& a, bool mod
       "dtype", po::value<std::string>(&a.dtype)->default_value(a.dtype), "float32 | bfloat16 | float16")(
       "device", po::value<std::string>(&a.device)->default_value(a.device), "cpu | cuda | cuda:N")(
       "threads", po::value<int>(&a.threads)->default_value(0), "CPU threads for LibTorch (0 = all cores)");
+}
+
+void add_method_options(po::options_description& desc, MethodArgs& a) {
+  desc.add_options()("selector", po::value<std::string>(&a.selector)->default_value(a.selector),
+                     "token selector: full, snapkv, streamingllm, h2o, random, knorm")(
+      "allocator", po::value<std::string>(&a.allocator)->default_value(a.allocator),
+      "layer budget allocator: uniform, pyramid, profile, ripple, ...")(
+      "budget", po::value<int64_t>(&a.budget)->default_value(0),
+      "average cached prompt tokens per layer, observation window included (total = layers x budget)")(
+      "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
+      "policy option key=value, repeatable (e.g. window=32 kernel=7 pooling=max gqa=mean beta=20 sinks=4)")(
+      "ratio", po::value<double>(&a.ratio)->default_value(0), "RippleKV ratio r >= 1 (ripple allocator)");
+}
+
+CompressionSpec to_spec(const MethodArgs& a) {
+  CompressionSpec spec;
+  spec.selector = a.selector;
+  spec.allocator = a.allocator;
+  spec.budget = a.budget;
+  for (const auto& kv : a.method_opts) {
+    auto [k, v] = parse_key_value(kv);
+    if (!spec.options.emplace(k, v).second) throw UsageError(fmt::format("--method-opt {} given twice", k));
+  }
+  if (a.ratio != 0) spec.options["ratio"] = fmt::format("{}", a.ratio);
+  return spec;
 }
 
 void apply_threads(int threads) {

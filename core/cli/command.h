@@ -40,6 +40,23 @@ struct RuntimeArgs {
   int threads = 0;  // 0 = all cores
 };
 void add_runtime_options(po::options_description& desc, RuntimeArgs& args, bool model_required = true);
+
+// KV-cache compression method options shared by generate, fidelity and longbench.
+struct MethodArgs {
+  std::string selector = "full";
+  std::string allocator = "uniform";
+  int64_t budget = 0;
+  std::vector<std::string> method_opts;  // key=value
+  double ratio = 0;                      // RippleKV ratio r (0 = not given)
+};
+void add_method_options(po::options_description& desc, MethodArgs& args);
+// Builds the spec (ratio, when given, becomes the option ratio=r).
+}  // namespace ripplekv::cli
+
+#include "core/compress/compression.h"
+
+namespace ripplekv::cli {
+CompressionSpec to_spec(const MethodArgs& args);
 // Sets LibTorch's thread count (LibTorch may start with fewer threads than cores).
 void apply_threads(int threads);
 

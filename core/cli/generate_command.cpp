@@ -13,11 +13,13 @@ namespace ripplekv::cli {
 
 int run_generate(const std::vector<std::string>& args) {
   RuntimeArgs rt;
+  MethodArgs ma;
   std::string prompt;
   int64_t max_new = 128;
   bool no_bos = false, show_ids = false;
   po::options_description desc;
   add_runtime_options(desc, rt);
+  add_method_options(desc, ma);
   desc.add_options()("prompt", po::value<std::string>(&prompt)->default_value(""),
                      "prompt text (empty: start from BOS alone)")(
       "max-new-tokens", po::value<int64_t>(&max_new)->default_value(128), "tokens to generate at most")(
@@ -38,8 +40,12 @@ int run_generate(const std::vector<std::string>& args) {
   go.max_new_tokens = max_new;
   go.stop_tokens = model->config().eos_token_ids;
   if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
+  auto method = CompressionMethod::create(to_spec(ma), model->config());
   KVCache cache(model->num_layers());
-  auto r = greedy_generate(*model, ids, cache, go);
+  HookRegistry hooks;
+  auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));
+  CompressionReport report;
+  auto r = greedy_generate(*model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
 
   std::vector<int> out(r.tokens.begin(), r.tokens.end());
   std::cout << prompt << tok.decode(out) << "\n";
@@ -49,6 +55,17 @@ int run_generate(const std::vector<std::string>& args) {
       r.prompt_tokens, r.tokens.size(), r.stopped ? ", stopped" : "",
       r.prefill_seconds > 0 ? r.prompt_tokens / r.prefill_seconds : 0.0, r.decode_tokens_per_second(),
       cache.total_bytes() / 1024.0);
+  std::cerr << fmt::format("method: {}\n", method->describe());
+  if (report.compressed) {
+    std::cerr << fmt::format("kept prompt tokens per layer: {}\n", fmt::join(report.kept, " "));
+    std::cerr << fmt::format("KV bytes after compression: {:.1f} KiB of {:.1f} KiB full ({:.1f}%), compression took "
+                             "{:.1f} ms ({:.1f}% of prefill)\n",
+                             report.kept_bytes / 1024.0, report.full_bytes / 1024.0,
+                             100.0 * report.kept_bytes / std::max<int64_t>(report.full_bytes, 1), r.compress_seconds * 1e3,
+                             100.0 * r.compress_seconds / std::max(r.prefill_seconds, 1e-9));
+  } else {
+    std::cerr << fmt::format("not compressed ({} prompt tokens, budget {})\n", r.prompt_tokens, ma.budget);
+  }
   return 0;
 }
 

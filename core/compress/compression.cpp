@@ -54,7 +54,8 @@ class BudgetedSession final : public CompressionSession {
   BudgetedSession(const MethodParts& m, HookRegistry& hooks, int64_t prompt_len)
       : m_(m), prompt_len_(prompt_len), scores_(m.num_layers), stats_(m.num_layers) {
     const auto sel = m.selector->needs();
-    const auto alloc = m.allocator->needs();
+    auto alloc = m.allocator->needs();
+    if (alloc.window_probs < 0) alloc.window_probs = m.selector->window() > 0 ? m.selector->window() : 32;
     const int64_t w = std::max(sel.window_probs, alloc.window_probs);
     if (w > 0) {
       handles_.push_back(hooks.add_window(HookSite::AttnWindow, HookRegistry::kAllLayers, w,
@@ -148,7 +149,8 @@ class BudgetedSession final : public CompressionSession {
   void check_budgets(const std::vector<int64_t>& b, const AllocationInput& in) const {
     // Allocators promise this contract; a violation is a bug in the allocator, not bad input.
     const int64_t total = std::accumulate(b.begin(), b.end(), int64_t{0});
-    bool ok = static_cast<int64_t>(b.size()) == in.num_layers && total == in.num_layers * in.budget;
+    bool ok = static_cast<int64_t>(b.size()) == in.num_layers &&
+              (total == in.num_layers * in.budget || !m_.allocator->exact_total());
     for (auto x : b) ok = ok && x >= in.min_per_layer && x <= in.prompt_len;
     if (!ok) {
       throw std::logic_error(fmt::format("allocator {} returned [{}] (total {}), expected {} layers in [{}, {}] summing "

@@ -12,7 +12,7 @@
 namespace ripplekv {
 
 struct AllocatorNeeds {
-  int64_t window_probs = 0;     // AttnWindow over the last W queries
+  int64_t window_probs = 0;     // AttnWindow over the last W queries (-1: the selector's window, or 32)
   bool hidden_states = false;   // LayerInput and AttnResidual hidden states
 };
 
@@ -37,6 +37,9 @@ class LayerBudgetAllocator {
     return {};
   }
   virtual std::vector<int64_t> allocate(const AllocationInput& in) const = 0;
+  // False when configured to reproduce a reference implementation whose total may drift
+  // from num_layers * budget (exact_total=0); the bounds are still enforced.
+  virtual bool exact_total() const { return true; }
 };
 
 }  // namespace ripplekv

@@ -21,6 +21,8 @@ const std::vector<SelectorEntry>& selector_table() {
        make_h2o_selector},
       {"random", "uniformly random tokens (seed=0 sinks=0 window=0)", make_random_selector},
       {"knorm", "lowest key L2 norm (sinks=0 window=0)", make_knorm_selector},
+      {"cake", "CAKE's indicator: window attention mean + gamma * variance, pooled (window=32 kernel=5 gamma=200)",
+       make_cake_selector},
   };
   return table;
 }
@@ -35,6 +37,8 @@ std::vector<AllocatorEntry>& mutable_allocators() {
       {"uniform", "the same budget for every layer", make_uniform_allocator},
       {"pyramid", "PyramidKV's decreasing schedule (beta=20)", make_pyramid_allocator},
       {"profile", "per-layer multipliers from a file (file=PATH)", make_profile_allocator},
+      {"cake", "CAKE: preference from window-attention entropy and variance (tau1=1 tau2=1)", make_cake_allocator},
+      {"squeeze", "SqueezeAttention: 3 clusters of attention cosine similarity (p=0.3)", make_squeeze_allocator},
   };
   return table;
 }

@@ -34,18 +34,23 @@ std::vector<int64_t> pyramid_reference_schedule(int64_t num_layers, int64_t budg
 namespace {
 class PyramidAllocator final : public LayerBudgetAllocator {
  public:
-  explicit PyramidAllocator(PolicyOptions& o) : beta_(o.get_int("beta", 20, "pyramid")) {
+  explicit PyramidAllocator(PolicyOptions& o)
+      : beta_(o.get_int("beta", 20, "pyramid")), exact_(o.get_int("exact_total", 1, "pyramid") != 0) {
     if (beta_ < 1) throw std::invalid_argument(fmt::format("pyramid: beta={} must be >= 1", beta_));
   }
   std::string name() const override { return "pyramid"; }
   std::vector<int64_t> allocate(const AllocationInput& in) const override {
     auto b = pyramid_reference_schedule(in.num_layers, in.budget, in.window, beta_, in.prompt_len);
+    if (!exact_) return b;
     std::vector<double> w(b.begin(), b.end());
     return clamp_redistribute(b, in.min_per_layer, in.prompt_len, in.num_layers * in.budget, w);
   }
 
+  bool exact_total() const override { return exact_; }
+
  private:
   int64_t beta_;
+  bool exact_;
 };
 }  // namespace
 

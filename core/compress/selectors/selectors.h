@@ -14,5 +14,6 @@ std::unique_ptr<TokenSelector> make_streamingllm_selector(PolicyOptions& o);
 std::unique_ptr<TokenSelector> make_h2o_selector(PolicyOptions& o);
 std::unique_ptr<TokenSelector> make_random_selector(PolicyOptions& o);
 std::unique_ptr<TokenSelector> make_knorm_selector(PolicyOptions& o);
+std::unique_ptr<TokenSelector> make_cake_selector(PolicyOptions& o);
 
 }  // namespace ripplekv
