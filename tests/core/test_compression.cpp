@@ -34,16 +34,17 @@ Run run(const LlamaModel& model, const CompressionSpec& spec, int64_t prompt_len
 }  // namespace
 
 TEST_CASE("Every selector x allocator keeps exact budgets and a consistent cache", "[core][compress]") {
-  auto model = load_model(test::fixture("hf/llama_gqa"), {});
+  auto model = load_model(test::fixture("compression/model"), {});  // 4 layers, GQA 8/2
   const auto& cfg = model->config();
   const int64_t per_token_bytes = cfg.num_kv_heads * cfg.head_dim * 2 * 4;
   for (const auto& sel : selector_names()) {
-    for (const auto& alloc : {std::string("uniform"), std::string("pyramid")}) {
+    for (const auto& alloc : {std::string("uniform"), std::string("pyramid"), std::string("cake"),
+                              std::string("squeeze")}) {
       for (int64_t budget : {24, 40}) {
         for (int64_t t : {60, 97}) {
           DYNAMIC_SECTION(sel << " x " << alloc << " budget " << budget << " prompt " << t) {
             CompressionSpec spec{sel, alloc, budget, {}};
-            if (sel == "snapkv" || sel == "h2o") spec.options["window"] = "8";
+            if (sel == "snapkv" || sel == "h2o" || sel == "cake") spec.options["window"] = "8";
             auto r = run(*model, spec, t);
             CHECK(r.next_logits.isfinite().all().item<bool>());
             if (sel == "full") {
@@ -62,7 +63,7 @@ TEST_CASE("Every selector x allocator keeps exact budgets and a consistent cache
               auto pos = r.cache.positions(l);
               CHECK(pos.select(2, -1).eq(t).all().item<bool>());  // decoded token at position t
               CHECK((pos.narrow(2, 1, pos.size(2) - 1) > pos.narrow(2, 0, pos.size(2) - 1)).all().item<bool>());
-              if (sel == "snapkv" || sel == "h2o") {
+              if (sel == "snapkv" || sel == "h2o" || sel == "cake") {
                 // The observation window (last 8 prompt tokens) is always kept.
                 auto tail = pos.narrow(2, pos.size(2) - 9, 8);
                 CHECK(at::equal(tail[0][0], at::arange(t - 8, t, at::kLong)));
