@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -78,6 +79,40 @@ std::vector<int64_t> clamp_redistribute(std::vector<int64_t> b, int64_t lo, int6
   // The loop converges in at most n rounds (each round fixes at least one layer at a bound
   // or finishes); reaching here means the arithmetic above is wrong.
   throw std::logic_error("clamp_redistribute did not converge");
+}
+
+std::vector<double> water_fill(const std::vector<double>& w, double total, double lo, double hi) {
+  const auto n = static_cast<double>(w.size());
+  if (w.empty()) throw std::invalid_argument("water_fill: no layers");
+  if (n * lo > total + 1e-9 || n * hi < total - 1e-9) {
+    throw std::invalid_argument(fmt::format("cannot give {} layers a total of {} tokens within [{}, {}] per layer",
+                                            w.size(), total, lo, hi));
+  }
+  double wmin = std::numeric_limits<double>::infinity();
+  for (double x : w) {
+    if (!(x > 0) || !std::isfinite(x)) throw std::invalid_argument("water_fill: weights must be finite and > 0");
+    wmin = std::min(wmin, x);
+  }
+  auto sum_at = [&](double c) {
+    double s = 0;
+    for (double x : w) s += std::clamp(c * x, lo, hi);
+    return s;
+  };
+  double a = 0, b = hi / wmin;  // sum_at(a) = n*lo <= total <= n*hi = sum_at(b)
+  for (int i = 0; i < 200 && b - a > 1e-15 * b; ++i) {
+    const double mid = 0.5 * (a + b);
+    (sum_at(mid) < total ? a : b) = mid;
+  }
+  std::vector<double> out;
+  for (double x : w) out.push_back(std::clamp(b * x, lo, hi));
+  return out;
+}
+
+std::vector<int64_t> water_fill_integer(const std::vector<double>& weights, int64_t total, int64_t lo, int64_t hi) {
+  const auto real = water_fill(weights, static_cast<double>(total), static_cast<double>(lo), static_cast<double>(hi));
+  auto b = apportion_largest_remainder(real, total);
+  // Rounding can only cross a bound by floating-point noise; restore it exactly.
+  return clamp_redistribute(b, lo, hi, total, weights);
 }
 
 void validate_budget_request(int64_t num_layers, int64_t budget, int64_t min_per_layer, const std::string& who) {

@@ -20,6 +20,15 @@ std::vector<int64_t> apportion_largest_remainder(const std::vector<double>& weig
 std::vector<int64_t> clamp_redistribute(std::vector<int64_t> budgets, int64_t lo, int64_t hi, int64_t total,
                                         const std::vector<double>& weights);
 
+// Real-valued budgets proportional to `weights` where the bounds allow: b_l = clamp(c * w_l,
+// lo, hi) with the scale c found so that the b_l sum to `total` ("water filling"). Unlike
+// clamping after rounding, this keeps the ordering of the weights and, for w_l = r^s_l, a
+// max/min allocation ratio that never shrinks as r grows.
+std::vector<double> water_fill(const std::vector<double>& weights, double total, double lo, double hi);
+
+// Integer budgets from water_fill: floors plus largest remainders, exactly `total`.
+std::vector<int64_t> water_fill_integer(const std::vector<double>& weights, int64_t total, int64_t lo, int64_t hi);
+
 // Checks the request every allocator receives and throws a message naming the fix:
 // budget > 0 and budget >= minimum per layer.
 void validate_budget_request(int64_t num_layers, int64_t budget, int64_t min_per_layer, const std::string& who);

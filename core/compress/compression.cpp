@@ -194,12 +194,15 @@ class ComposedMethod final : public CompressionMethod {
 
 }  // namespace
 
-std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model) {
+std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model,
+                                                            const std::string& weights_fingerprint) {
   MethodParts m;
   m.spec = spec;
   m.num_layers = model.num_layers;
   m.group_size = model.num_heads / model.num_kv_heads;
   PolicyOptions options(spec.options);
+  options.model_layers = model.num_layers;
+  options.model_fingerprint = weights_fingerprint;
   m.selector = make_selector(spec.selector, options);
   if (!m.selector->keeps_all()) {
     m.allocator = make_allocator(spec.allocator, options);

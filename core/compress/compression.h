@@ -56,7 +56,10 @@ class CompressionMethod {
  public:
   virtual ~CompressionMethod() = default;
   // Validates names and options (throws std::invalid_argument listing valid choices).
-  static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model);
+  // `weights_fingerprint` (LlamaModel::fingerprint()) lets policies that read per-model files
+  // refuse files made for other weights; empty skips that check.
+  static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model,
+                                                   const std::string& weights_fingerprint = "");
   // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
   virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const = 0;
   virtual const CompressionSpec& spec() const = 0;

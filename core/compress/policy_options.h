@@ -15,6 +15,11 @@ class PolicyOptions {
  public:
   explicit PolicyOptions(std::map<std::string, std::string> values) : values_(std::move(values)) {}
 
+  // The model the method will run on (set by CompressionMethod::create), for policies that
+  // must check a file against it (e.g. a sensitivity profile).
+  int64_t model_layers = 0;
+  std::string model_fingerprint;
+
   int64_t get_int(const std::string& key, int64_t fallback, const std::string& policy);
   double get_double(const std::string& key, double fallback, const std::string& policy);
   std::string get_string(const std::string& key, const std::string& fallback, const std::string& policy,

@@ -9,6 +9,7 @@
 #include "core/compress/allocators/allocators.h"
 #include "core/compress/compression.h"
 #include "core/compress/selectors/selectors.h"
+#include "core/ripple/ripple_allocator.h"
 
 namespace ripplekv {
 
@@ -39,6 +40,8 @@ std::vector<AllocatorEntry>& mutable_allocators() {
       {"profile", "per-layer multipliers from a file (file=PATH)", make_profile_allocator},
       {"cake", "CAKE: preference from window-attention entropy and variance (tau1=1 tau2=1)", make_cake_allocator},
       {"squeeze", "SqueezeAttention: 3 clusters of attention cosine similarity (p=0.3)", make_squeeze_allocator},
+      {"ripple", "RippleKV: measured KL sensitivity -> exponential mapping (profile=PATH ratio=4 normalize=minmax)",
+       make_ripple_allocator},
   };
   return table;
 }

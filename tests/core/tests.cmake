@@ -3,4 +3,5 @@ ripplekv_add_test(test_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_budget_math.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_compression.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_compression_reference.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_ripple.cpp
 )

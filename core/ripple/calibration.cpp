@@ -1,0 +1,102 @@
+#include "core/ripple/calibration.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ripplekv {
+
+std::string fnv1a64_hex(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+namespace {
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+std::string ends_with_ext(const std::string& p) {
+  const auto dot = p.find_last_of('.');
+  return dot == std::string::npos ? "" : p.substr(dot);
+}
+
+}  // namespace
+
+CalibrationSet read_calibration(const std::string& path, const std::string& format, const std::string& text_field) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(fmt::format("--calibration {}: cannot open the file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string content = ss.str();
+  CalibrationSet set;
+  set.path = path;
+  set.hash = fnv1a64_hex(content);
+  std::string fmt_ = format;
+  if (fmt_ == "auto") {
+    const auto ext = ends_with_ext(path);
+    if (ext == ".jsonl" || ext == ".json") {
+      fmt_ = content.find("\"context\"") != std::string::npos && content.find("\"" + text_field + "\"") == std::string::npos
+                 ? "longbench"
+                 : "jsonl";
+    } else {
+      fmt_ = content.find("\n\n") != std::string::npos || content.find("\r\n\r\n") != std::string::npos ? "blocks"
+                                                                                                       : "lines";
+    }
+  }
+  set.format = fmt_;
+  std::istringstream lines(content);
+  std::string line;
+  if (fmt_ == "lines") {
+    while (std::getline(lines, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!blank(line)) set.texts.push_back(line);
+    }
+  } else if (fmt_ == "blocks") {
+    std::string block;
+    while (std::getline(lines, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (blank(line)) {
+        if (!blank(block)) set.texts.push_back(block);
+        block.clear();
+      } else {
+        block += block.empty() ? line : "\n" + line;
+      }
+    }
+    if (!blank(block)) set.texts.push_back(block);
+  } else if (fmt_ == "jsonl" || fmt_ == "longbench") {
+    const std::string field = fmt_ == "longbench" ? "context" : text_field;
+    int n = 0;
+    while (std::getline(lines, line)) {
+      ++n;
+      if (blank(line)) continue;
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(line);
+      } catch (const nlohmann::json::parse_error& e) {
+        throw std::invalid_argument(fmt::format("{}:{}: not valid JSON ({})", path, n, e.what()));
+      }
+      if (!j.is_object() || !j.contains(field) || !j[field].is_string()) {
+        throw std::invalid_argument(fmt::format("{}:{}: no string field \"{}\" (choose it with --text-field)", path, n,
+                                                field));
+      }
+      const auto text = j[field].get<std::string>();
+      if (!blank(text)) set.texts.push_back(text);
+    }
+  } else {
+    throw std::invalid_argument(fmt::format("--calibration-format {}: choose auto, lines, blocks, jsonl or longbench",
+                                            format));
+  }
+  if (set.texts.empty()) {
+    throw std::invalid_argument(fmt::format("--calibration {}: no non-empty text found (format {})", path, fmt_));
+  }
+  return set;
+}
+
+}  // namespace ripplekv

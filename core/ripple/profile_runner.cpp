@@ -1,0 +1,112 @@
+#include "core/ripple/profile_runner.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "core/ripple/calibration.h"
+
+namespace ripplekv {
+
+SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, const ProfileRequest& r,
+                               const ProfilerProgress& progress) {
+  if (r.samples < 1) throw std::invalid_argument("--samples must be >= 1");
+  if (r.max_tokens < 2) throw std::invalid_argument("--max-tokens must be >= 2");
+  const auto cal = read_calibration(r.calibration_path, r.calibration_format, r.text_field);
+  std::vector<std::vector<int64_t>> samples;
+  for (const auto& text : cal.texts) {
+    if (static_cast<int64_t>(samples.size()) >= r.samples) break;
+    auto ids = tok.encode(text, /*add_bos=*/true);
+    if (static_cast<int64_t>(ids.size()) > r.max_tokens) ids.resize(static_cast<size_t>(r.max_tokens));
+    if (ids.size() < 2) continue;
+    samples.emplace_back(ids.begin(), ids.end());
+  }
+  if (samples.empty()) {
+    throw std::invalid_argument(fmt::format("--calibration {}: no text gives 2 or more tokens", r.calibration_path));
+  }
+  const auto res = profile_sensitivity(model, samples, r.profiler, progress);
+  const auto& c = model.config();
+  SensitivityProfile p;
+  p.model_path = r.model_path;
+  p.model_architecture = c.architecture;
+  p.num_layers = c.num_layers;
+  p.hidden_size = c.hidden_size;
+  p.num_heads = c.num_heads;
+  p.num_kv_heads = c.num_kv_heads;
+  p.vocab_size = c.vocab_size;
+  p.weights_fingerprint = model.fingerprint();
+  p.dtype = r.dtype;
+  p.calibration_path = cal.path;
+  p.calibration_hash = cal.hash;
+  p.calibration_format = cal.format;
+  p.samples = res.samples;
+  p.max_tokens = r.max_tokens;
+  p.eps = r.profiler.noise.eps;
+  p.noise_mode = noise_mode_name(r.profiler.noise.mode);
+  p.positions = noise_positions_name(r.profiler.noise.positions);
+  p.kl_positions = r.profiler.kl_positions;
+  p.draws = r.profiler.draws;
+  p.seed = r.profiler.seed;
+  p.kl_direction = kl_direction_name(r.profiler.direction);
+  p.seconds = res.seconds;
+  for (const auto& l : res.layers) {
+    p.layers.push_back({l.mean, l.stderr_mean, l.p50, l.p90, l.max, l.same_top_rate});
+  }
+  return p;
+}
+
+CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tok,
+                                       const std::string& model_path) {
+  if (spec.allocator != "ripple" || spec.options.count("profile")) return spec;
+  auto take = [&](const char* key, const std::string& fallback) {
+    auto it = spec.options.find(key);
+    if (it == spec.options.end()) return fallback;
+    auto v = it->second;
+    spec.options.erase(it);
+    return v;
+  };
+  ProfileRequest r;
+  r.calibration_path = take("calibration", "");
+  if (r.calibration_path.empty()) {
+    throw std::invalid_argument("ripple: give profile=PATH (from `ripplekv profile`) or calibration=FILE to profile "
+                                "on the fly");
+  }
+  auto to_int = [](const std::string& key, const std::string& v) {
+    try {
+      return std::stoll(v);
+    } catch (const std::exception&) {
+      throw std::invalid_argument(fmt::format("ripple: {}={} is not an integer", key, v));
+    }
+  };
+  r.samples = to_int("calibration_samples", take("calibration_samples", "16"));
+  r.max_tokens = to_int("calibration_max_tokens", take("calibration_max_tokens", "1024"));
+  r.profiler.kl_positions = to_int("kl_positions", take("kl_positions", "32"));
+  r.profiler.draws = to_int("draws", take("draws", "1"));
+  try {
+    r.profiler.noise.eps = std::stod(take("eps", "0.1"));
+  } catch (const std::exception&) {
+    throw std::invalid_argument("ripple: eps= is not a number");
+  }
+  const char* home = std::getenv("HOME");
+  const std::string default_cache =
+      std::getenv("RIPPLEKV_CACHE") ? std::string(std::getenv("RIPPLEKV_CACHE")) + "/profiles"
+                                    : std::string(home ? home : ".") + "/.cache/ripplekv/profiles";
+  const auto cache_dir = take("profile_cache", default_cache);
+  r.model_path = model_path;
+  const auto cal = read_calibration(r.calibration_path);
+  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}", model.fingerprint(), cal.hash, r.samples,
+                                           r.max_tokens, r.profiler.noise.eps, r.profiler.kl_positions,
+                                           r.profiler.draws));
+  const auto path = (std::filesystem::path(cache_dir) / fmt::format("profile-{}.json", key)).string();
+  if (!std::filesystem::exists(path)) {
+    std::cerr << fmt::format("[ripple] profiling {} layers on {} (cached as {})\n", model.num_layers(),
+                             r.calibration_path, path);
+    write_profile_json(run_profile(model, tok, r), path);
+  }
+  spec.options["profile"] = path;
+  return spec;
+}
+
+}  // namespace ripplekv

@@ -1,0 +1,38 @@
+// End-to-end profiling: calibration file -> tokenized samples -> sensitivity profile, and the
+// on-the-fly path of the `ripple` allocator (profile once, cache by model and calibration).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/compress/compression.h"
+#include "core/ripple/sensitivity_profile.h"
+#include "core/ripple/sensitivity_profiler.h"
+#include "models/llama/llama_model.h"
+#include "models/tokenizer/tokenizer.h"
+
+namespace ripplekv {
+
+struct ProfileRequest {
+  std::string calibration_path;
+  std::string calibration_format = "auto";
+  std::string text_field = "text";
+  int64_t samples = 16;       // first N texts of the file
+  int64_t max_tokens = 1024;  // each sample truncated to its first max_tokens tokens (BOS included)
+  ProfilerOptions profiler;
+  std::string model_path;
+  std::string dtype = "float32";
+};
+
+SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tokenizer, const ProfileRequest& request,
+                               const ProfilerProgress& progress = {});
+
+// When spec uses the ripple allocator without profile= but with calibration=FILE, profiles
+// (or reuses a cached profile under cache_dir keyed by weights fingerprint, calibration hash
+// and settings) and sets profile=PATH. Recognised options, consumed here: calibration,
+// calibration_samples, calibration_max_tokens, eps, kl_positions, draws, profile_cache.
+CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tokenizer,
+                                       const std::string& model_path);
+
+}  // namespace ripplekv

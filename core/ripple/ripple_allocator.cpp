@@ -1,0 +1,55 @@
+// The `ripple` layer budget allocator: RippleKV's measured per-layer sensitivity (a profile
+// from `ripplekv profile`) mapped to budgets by the exponential budget mapper.
+//   profile=PATH   the sensitivity profile (JSON)
+//   ratio=4        r >= 1, the max/min multiplier before clamping (1 = uniform)
+//   normalize=minmax | rank
+//   score=mean | p50 | p90 | max   which per-layer statistic is the sensitivity
+#include <fmt/format.h>
+
+#include "core/compress/allocators/allocators.h"
+#include "core/ripple/budget_mapper.h"
+#include "core/ripple/ripple_allocator.h"
+#include "core/ripple/sensitivity_profile.h"
+
+namespace ripplekv {
+
+namespace {
+
+class RippleAllocator final : public LayerBudgetAllocator {
+ public:
+  explicit RippleAllocator(PolicyOptions& o) {
+    path_ = o.get_string("profile", "", "ripple");
+    opts_.ratio = o.get_double("ratio", 4.0, "ripple");
+    opts_.normalization = parse_normalization(o.get_string("normalize", "minmax", "ripple", {"minmax", "rank"}));
+    const auto stat = o.get_string("score", "mean", "ripple", {"mean", "p50", "p90", "max"});
+    if (path_.empty()) {
+      throw std::invalid_argument("ripple: give a sensitivity profile with profile=PATH (from `ripplekv profile`), or "
+                                  "calibration=FILE to profile on the fly");
+    }
+    if (!(opts_.ratio >= 1.0)) throw std::invalid_argument(fmt::format("ripple: ratio={} must be >= 1", opts_.ratio));
+    const auto profile = read_profile_json(path_);
+    if (o.model_layers > 0) check_profile_matches(profile, path_, o.model_layers, o.model_fingerprint);
+    scores_ = profile.scores(stat);
+  }
+  std::string name() const override { return "ripple"; }
+  std::vector<int64_t> allocate(const AllocationInput& in) const override {
+    if (static_cast<int64_t>(scores_.size()) != in.num_layers) {
+      throw std::invalid_argument(fmt::format("ripple: {} has {} layers, the model {}", path_, scores_.size(),
+                                              in.num_layers));
+    }
+    return map_budgets(scores_, in.budget, in.min_per_layer, in.prompt_len, opts_);
+  }
+
+ private:
+  std::string path_;
+  BudgetMapperOptions opts_;
+  std::vector<double> scores_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerBudgetAllocator> make_ripple_allocator(PolicyOptions& o) {
+  return std::make_unique<RippleAllocator>(o);
+}
+
+}  // namespace ripplekv

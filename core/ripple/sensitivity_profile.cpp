@@ -1,0 +1,154 @@
+#include "core/ripple/sensitivity_profile.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace ripplekv {
+
+using nlohmann::json;
+
+std::vector<double> SensitivityProfile::scores(const std::string& statistic) const {
+  std::vector<double> out;
+  for (const auto& l : layers) {
+    if (statistic == "mean") out.push_back(l.mean);
+    else if (statistic == "p50") out.push_back(l.p50);
+    else if (statistic == "p90") out.push_back(l.p90);
+    else if (statistic == "max") out.push_back(l.max);
+    else throw std::invalid_argument(fmt::format("score={}: choose mean, p50, p90 or max", statistic));
+  }
+  return out;
+}
+
+namespace {
+void write_atomically(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path));
+    out << text;
+  }
+  std::filesystem::rename(tmp, path);
+}
+}  // namespace
+
+void write_profile_json(const SensitivityProfile& p, const std::string& path) {
+  json layers = json::array();
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
+    layers.push_back({{"layer", i}, {"mean", l.mean}, {"stderr", l.stderr_mean}, {"p50", l.p50}, {"p90", l.p90},
+                      {"max", l.max}, {"same_top_rate", l.same_top_rate}});
+  }
+  json j = {
+      {"format", "ripplekv-sensitivity-profile"},
+      {"version", 1},
+      {"model",
+       {{"path", p.model_path}, {"architecture", p.model_architecture}, {"num_layers", p.num_layers},
+        {"hidden_size", p.hidden_size}, {"num_heads", p.num_heads}, {"num_kv_heads", p.num_kv_heads},
+        {"vocab_size", p.vocab_size}, {"weights_fingerprint", p.weights_fingerprint}, {"dtype", p.dtype}}},
+      {"calibration",
+       {{"path", p.calibration_path}, {"hash", p.calibration_hash}, {"format", p.calibration_format},
+        {"samples", p.samples}, {"max_tokens", p.max_tokens}}},
+      {"settings",
+       {{"eps", p.eps}, {"noise_mode", p.noise_mode}, {"positions", p.positions}, {"kl_positions", p.kl_positions},
+        {"draws", p.draws}, {"seed", p.seed}, {"kl_direction", p.kl_direction}}},
+      {"seconds", p.seconds},
+      {"layers", layers},
+  };
+  write_atomically(path, j.dump(2) + "\n");
+}
+
+void write_profile_csv(const SensitivityProfile& p, const std::string& path) {
+  std::string s = "layer,mean_kl,stderr,p50,p90,max,same_top_rate\n";
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
+    s += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6f}\n", i, l.mean, l.stderr_mean, l.p50, l.p90, l.max,
+                     l.same_top_rate);
+  }
+  write_atomically(path, s);
+}
+
+SensitivityProfile read_profile_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the profile (make one with `ripplekv profile`)", path));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+  auto need = [&](const json& obj, const char* key, const std::string& where) -> const json& {
+    if (!obj.is_object() || !obj.contains(key)) {
+      throw std::invalid_argument(fmt::format("{}: missing \"{}\"{} (not a ripplekv profile?)", path, key, where));
+    }
+    return obj[key];
+  };
+  if (j.value("format", std::string()) != "ripplekv-sensitivity-profile") {
+    throw std::invalid_argument(fmt::format("{}: \"format\" is not \"ripplekv-sensitivity-profile\"", path));
+  }
+  SensitivityProfile p;
+  try {
+    const auto& m = need(j, "model", "");
+    p.model_path = m.value("path", "");
+    p.model_architecture = m.value("architecture", "");
+    p.num_layers = need(m, "num_layers", " in model").get<int64_t>();
+    p.hidden_size = m.value("hidden_size", int64_t{0});
+    p.num_heads = m.value("num_heads", int64_t{0});
+    p.num_kv_heads = m.value("num_kv_heads", int64_t{0});
+    p.vocab_size = m.value("vocab_size", int64_t{0});
+    p.weights_fingerprint = m.value("weights_fingerprint", "");
+    p.dtype = m.value("dtype", "");
+    const auto& c = need(j, "calibration", "");
+    p.calibration_path = c.value("path", "");
+    p.calibration_hash = c.value("hash", "");
+    p.calibration_format = c.value("format", "");
+    p.samples = c.value("samples", int64_t{0});
+    p.max_tokens = c.value("max_tokens", int64_t{0});
+    const auto& s = need(j, "settings", "");
+    p.eps = s.value("eps", 0.0);
+    p.noise_mode = s.value("noise_mode", "");
+    p.positions = s.value("positions", "");
+    p.kl_positions = s.value("kl_positions", int64_t{0});
+    p.draws = s.value("draws", int64_t{0});
+    p.seed = s.value("seed", uint64_t{0});
+    p.kl_direction = s.value("kl_direction", "");
+    p.seconds = j.value("seconds", 0.0);
+    for (const auto& l : need(j, "layers", "")) {
+      LayerSensitivityRecord r;
+      r.mean = need(l, "mean", " in layers[]").get<double>();
+      r.stderr_mean = l.value("stderr", 0.0);
+      r.p50 = l.value("p50", 0.0);
+      r.p90 = l.value("p90", 0.0);
+      r.max = l.value("max", 0.0);
+      r.same_top_rate = l.value("same_top_rate", 0.0);
+      p.layers.push_back(r);
+    }
+  } catch (const json::type_error& e) {
+    throw std::invalid_argument(fmt::format("{}: a field has the wrong type ({})", path, e.what()));
+  }
+  if (static_cast<int64_t>(p.layers.size()) != p.num_layers) {
+    throw std::invalid_argument(fmt::format("{}: {} layer records but model.num_layers = {}", path, p.layers.size(),
+                                            p.num_layers));
+  }
+  return p;
+}
+
+void check_profile_matches(const SensitivityProfile& p, const std::string& profile_path, int64_t num_layers,
+                           const std::string& weights_fingerprint) {
+  if (p.num_layers != num_layers) {
+    throw std::invalid_argument(fmt::format("{}: the profile has {} layers but the model has {}; profile this model "
+                                            "with `ripplekv profile`", profile_path, p.num_layers, num_layers));
+  }
+  if (!weights_fingerprint.empty() && !p.weights_fingerprint.empty() && p.weights_fingerprint != weights_fingerprint) {
+    throw std::invalid_argument(fmt::format("{}: the profile was measured on other weights (fingerprint {} vs this "
+                                            "model's {}); profile this model with `ripplekv profile`",
+                                            profile_path, p.weights_fingerprint, weights_fingerprint));
+  }
+}
+
+}  // namespace ripplekv

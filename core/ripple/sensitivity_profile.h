@@ -1,0 +1,55 @@
+// A sensitivity profile on disk (JSON, plus a CSV of the per-layer statistics): what was
+// measured, on which model and calibration set, with which settings. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ripplekv {
+
+struct LayerSensitivityRecord {
+  double mean = 0, stderr_mean = 0, p50 = 0, p90 = 0, max = 0, same_top_rate = 0;
+};
+
+struct SensitivityProfile {
+  // Model identity.
+  std::string model_path;
+  std::string model_architecture;
+  int64_t num_layers = 0;
+  int64_t hidden_size = 0;
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;
+  int64_t vocab_size = 0;
+  std::string weights_fingerprint;
+  std::string dtype;
+  // Calibration.
+  std::string calibration_path;
+  std::string calibration_hash;
+  std::string calibration_format;
+  int64_t samples = 0;
+  int64_t max_tokens = 0;
+  // Settings.
+  double eps = 0;
+  std::string noise_mode;
+  std::string positions;
+  int64_t kl_positions = 0;
+  int64_t draws = 0;
+  uint64_t seed = 0;
+  std::string kl_direction;
+  double seconds = 0;
+  std::vector<LayerSensitivityRecord> layers;
+
+  std::vector<double> scores(const std::string& statistic) const;  // mean | p50 | p90 | max
+};
+
+void write_profile_json(const SensitivityProfile& p, const std::string& path);
+void write_profile_csv(const SensitivityProfile& p, const std::string& path);
+// Throws std::invalid_argument naming the file and key when malformed.
+SensitivityProfile read_profile_json(const std::string& path);
+
+// Throws when the profile was measured on a different model (layer count or weights).
+void check_profile_matches(const SensitivityProfile& p, const std::string& profile_path, int64_t num_layers,
+                           const std::string& weights_fingerprint);
+
+}  // namespace ripplekv

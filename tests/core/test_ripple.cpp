@@ -1,0 +1,261 @@
+// RippleKV: perturbation engine, KL sensitivity profiler, exponential budget mapper.
+#include "catch_torch.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/compress/budget_math.h"
+#include "core/compress/compression.h"
+#include "core/ripple/budget_mapper.h"
+#include "core/ripple/calibration.h"
+#include "core/ripple/profile_runner.h"
+#include "core/ripple/sensitivity_profile.h"
+#include "core/ripple/sensitivity_profiler.h"
+#include "models/loaders/load_model.h"
+#include "test_paths.h"
+
+using namespace ripplekv;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::vector<int64_t>> random_samples(int n, int64_t len, int64_t vocab, int seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<int64_t>> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<int64_t> s{1};
+    for (int64_t t = 1; t < len + i * 7; ++t) s.push_back(3 + static_cast<int64_t>(rng() % (vocab - 3)));
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::unique_ptr<LlamaModel> tiny_model() { return load_model(test::fixture("compression/model"), {}); }
+
+// The same model with layer `dead`'s attention output projection zeroed.
+std::unique_ptr<LlamaModel> with_dead_attention(const LlamaModel& m, int64_t dead) {
+  ModelWeights w = m.weights();
+  w.layers[static_cast<size_t>(dead)].wo = at::zeros_like(w.layers[static_cast<size_t>(dead)].wo);
+  return std::make_unique<LlamaModel>(m.config(), w);
+}
+
+std::string temp_path(const std::string& name) {
+  return (fs::temp_directory_path() / fmt::format("ripplekv-{}-{}", ::getpid(), name)).string();
+}
+
+}  // namespace
+
+TEST_CASE("Perturbation: eps = 0 is bit-identical; noise scales with the value norm", "[core][ripple]") {
+  at::manual_seed(1);
+  auto v = at::randn({2, 2, 10, 16});
+  NoiseSpec spec;
+  spec.eps = 0;
+  CHECK(perturb_values(v, spec, {1, 2}, 10).is_same(v));
+  spec.eps = 0.1;
+  auto p = perturb_values(v, spec, {1, 2}, 10);
+  auto rel = ((p - v).norm(2, -1) / v.norm(2, -1)).mean().item<double>();
+  CHECK(rel == Approx(0.1).epsilon(0.25));  // E||z|| ~ sqrt(D): relative change ~ eps
+  // Same seeds, same noise; different seeds, different noise.
+  CHECK(at::equal(p, perturb_values(v, spec, {1, 2}, 10)));
+  CHECK_FALSE(at::equal(p, perturb_values(v, spec, {3, 2}, 10)));
+  // Only the first perturb_len tokens change.
+  auto q = perturb_values(v, spec, {1, 2}, 6);
+  CHECK(at::equal(q.narrow(2, 6, 4), v.narrow(2, 6, 4)));
+  CHECK_FALSE(at::equal(q.narrow(2, 0, 6), v.narrow(2, 0, 6)));
+  spec.mode = NoiseMode::Multiplicative;
+  CHECK_FALSE(at::equal(perturb_values(v, spec, {1, 2}, 10), v));
+  spec.eps = -1;
+  CHECK_THROWS_WITH(perturb_values(v, spec, {1, 2}, 10), Catch::Contains("eps=-1"));
+}
+
+TEST_CASE("Profiler: a layer whose attention output is zero is insensitive; the others are not",
+          "[core][ripple]") {
+  auto base = tiny_model();
+  auto model = with_dead_attention(*base, 2);
+  ProfilerOptions o;
+  o.noise.eps = 0.5;
+  o.kl_positions = 8;
+  auto res = profile_sensitivity(*model, random_samples(3, 40, 256, 5), o);
+  REQUIRE(res.layers.size() == 4);
+  CHECK(res.layers[2].mean == 0.0);
+  CHECK(res.layers[2].same_top_rate == 1.0);
+  for (int l : {0, 1, 3}) {
+    INFO("layer " << l << " mean KL " << res.layers[l].mean);
+    CHECK(res.layers[l].mean > 1e-6);
+  }
+}
+
+TEST_CASE("Profiler: eps = 0 gives KL 0; seeds reproduce; suffix recomputation equals the naive re-forward",
+          "[core][ripple]") {
+  auto model = tiny_model();
+  const auto samples = random_samples(2, 30, 256, 9);
+  ProfilerOptions o;
+  o.kl_positions = 6;
+  o.draws = 3;
+  o.noise.eps = 0;
+  for (const auto& l : profile_sensitivity(*model, samples, o).layers) {
+    CHECK(l.mean == 0.0);
+    CHECK(l.max == 0.0);
+  }
+  o.noise.eps = 0.2;
+  const auto a = profile_sensitivity(*model, samples, o);
+  const auto b = profile_sensitivity(*model, samples, o);
+  o.suffix_recompute = false;
+  const auto naive = profile_sensitivity(*model, samples, o);
+  o.suffix_recompute = true;
+  o.max_batch = 1;  // draws one at a time: same seeds, same numbers
+  const auto unbatched = profile_sensitivity(*model, samples, o);
+  o.seed = 77;
+  const auto other_seed = profile_sensitivity(*model, samples, o);
+  for (size_t l = 0; l < a.layers.size(); ++l) {
+    INFO("layer " << l);
+    CHECK(a.layers[l].mean == b.layers[l].mean);
+    CHECK(a.layers[l].per_sample == b.layers[l].per_sample);
+    CHECK(a.layers[l].mean == naive.layers[l].mean);  // same shapes, same inputs: bit-identical
+    CHECK(a.layers[l].max == naive.layers[l].max);
+    CHECK(a.layers[l].same_top_rate == naive.layers[l].same_top_rate);
+    // Another batch size changes GEMM blocking, hence float32 rounding (~1e-7 relative).
+    CHECK(a.layers[l].mean == Approx(unbatched.layers[l].mean).epsilon(1e-5));
+    CHECK(a.layers[l].mean != other_seed.layers[l].mean);
+    CHECK(a.layers[l].mean > 0);
+  }
+}
+
+TEST_CASE("Budget mapper: exact totals, bounds, r = 1 uniform, monotone, ratio widens the spread",
+          "[core][ripple][mapper]") {
+  std::mt19937 rng(123);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int L = 2 + static_cast<int>(rng() % 40);
+    std::vector<double> s(L);
+    for (auto& x : s) x = std::exp(std::normal_distribution<double>(-5, 2)(rng));
+    const int64_t window = rng() % 40, budget = window + 1 + rng() % 600, prompt = budget + 1 + rng() % 5000;
+    double prev_spread = 0;
+    for (double r : {1.0, 1.5, 2.0, 4.0, 8.0, 16.0, 64.0}) {
+      BudgetMapperOptions o;
+      o.ratio = r;
+      o.normalization = trial % 2 ? ScoreNormalization::Rank : ScoreNormalization::MinMax;
+      auto b = map_budgets(s, budget, window, prompt, o);
+      REQUIRE(std::accumulate(b.begin(), b.end(), int64_t{0}) == L * budget);
+      for (auto x : b) REQUIRE((x >= window && x <= prompt));
+      if (r == 1.0) {
+        for (auto x : b) CHECK(x == budget);
+      }
+      // Before clamping: apportioned budgets are monotone in the score.
+      const auto m = exponential_multipliers(s, o);
+      auto raw = apportion_largest_remainder(m, L * budget);
+      for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j)
+          if (s[i] < s[j]) REQUIRE(raw[i] <= raw[j]);
+      // The max/min multiplier is exactly r (before clamping) ...
+      const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
+      if (s != std::vector<double>(L, s[0])) CHECK(*hi / *lo == Approx(r));
+      // ... and a larger r never makes the max/min allocation ratio smaller: exactly for the
+      // real-valued allocation, and within one token of rounding for the integer one.
+      const auto real = water_fill(m, static_cast<double>(L * budget), window, prompt);
+      const auto [rlo, rhi] = std::minmax_element(real.begin(), real.end());
+      const double spread = *rhi / *rlo;
+      CHECK(spread >= prev_spread * (1 - 1e-9));
+      prev_spread = spread;
+      const auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
+      CHECK(static_cast<double>(*bhi + 1) / static_cast<double>(std::max<int64_t>(*blo - 1, 1)) >= spread * (1 - 1e-9));
+      // Budgets follow the scores' order (before and after clamping).
+      for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j)
+          if (s[i] < s[j]) CHECK(b[i] <= b[j] + 1);
+    }
+  }
+}
+
+TEST_CASE("RippleKV: bad input is a clear error", "[core][ripple][bad-input]") {
+  using Catch::Contains;
+  // r < 1, budget below the selector's minimum.
+  CHECK_THROWS_WITH(map_budgets({1, 2, 3}, 64, 8, 1000, {0.5, ScoreNormalization::MinMax}), Contains("ratio=0.5"));
+  CHECK_THROWS_WITH(map_budgets({1, 2, 3}, 16, 32, 1000, {4, ScoreNormalization::MinMax}), Contains("below the 32"));
+  CHECK_THROWS_WITH(map_budgets({1, NAN, 3}, 64, 8, 1000, {4, ScoreNormalization::MinMax}), Contains("finite"));
+  // Empty calibration file.
+  const auto empty = temp_path("empty.txt");
+  { std::ofstream(empty) << "\n\n  \n"; }
+  CHECK_THROWS_WITH(read_calibration(empty), Contains("no non-empty text"));
+  CHECK_THROWS_WITH(read_calibration(temp_path("missing.txt")), Contains("cannot open"));
+  // eps < 0.
+  auto model = tiny_model();
+  ProfilerOptions o;
+  o.noise.eps = -0.1;
+  CHECK_THROWS_WITH(profile_sensitivity(*model, random_samples(1, 20, 256, 1), o), Contains("--eps -0.1"));
+  // A profile from another model: layer count and weights fingerprint.
+  SensitivityProfile p;
+  p.num_layers = 4;
+  p.weights_fingerprint = "other";
+  p.layers.resize(4);
+  const auto path = temp_path("profile.json");
+  write_profile_json(p, path);
+  CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, 5, ""), Contains("has 4 layers but the model has 5"));
+  CHECK_THROWS_WITH(
+      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->fingerprint()),
+      Contains("other weights"));
+  p.weights_fingerprint = model->fingerprint();
+  write_profile_json(p, path);
+  CHECK_NOTHROW(
+      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->fingerprint()));
+  CHECK_THROWS_WITH(
+      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}, {"ratio", "0.5"}}}, model->config()),
+      Contains("ratio=0.5"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "ripple", 64, {}}, model->config()), Contains("profile=PATH"));
+  { std::ofstream(path) << "{\"format\": \"something else\"}"; }
+  CHECK_THROWS_WITH(read_profile_json(path), Contains("ripplekv-sensitivity-profile"));
+  fs::remove(path);
+  fs::remove(empty);
+}
+
+TEST_CASE("RippleKV end to end: profile, save, reload, allocate through the registry", "[core][ripple]") {
+  auto model = tiny_model();
+  auto dead = with_dead_attention(*model, 1);
+  Tokenizer tok(test::shared_data("stories260K/tok512.model"));  // any sentencepiece model with ids < 256 mostly
+  ProfileRequest req;
+  req.calibration_path = test::shared_data("longbench/raw/multi_news.jsonl");
+  req.samples = 2;
+  req.max_tokens = 64;
+  req.profiler.kl_positions = 8;
+  req.profiler.noise.eps = 0.3;
+  // tok512 ids go up to 511: fold them into this 256-token model's vocabulary.
+  auto cal = read_calibration(req.calibration_path);
+  CHECK(cal.format == "longbench");
+  CHECK(cal.texts.size() == 200);
+  std::vector<std::vector<int64_t>> samples;
+  for (int i = 0; i < 2; ++i) {
+    auto ids = tok.encode(cal.texts[i], true);
+    ids.resize(64);
+    std::vector<int64_t> s;
+    for (int id : ids) s.push_back(id % 256);
+    samples.push_back(s);
+  }
+  auto res = profile_sensitivity(*dead, samples, req.profiler);
+  SensitivityProfile p;
+  p.num_layers = 4;
+  p.weights_fingerprint = dead->fingerprint();
+  for (const auto& l : res.layers) p.layers.push_back({l.mean, l.stderr_mean, l.p50, l.p90, l.max, l.same_top_rate});
+  const auto path = temp_path("e2e.json");
+  write_profile_json(p, path);
+  auto back = read_profile_json(path);
+  REQUIRE(back.layers.size() == 4);
+  CHECK(back.layers[1].mean == 0.0);
+  CHECK(back.layers[0].mean == Approx(res.layers[0].mean));
+  // The insensitive layer gets the fewest tokens, and the total is exact.
+  auto method = CompressionMethod::create({"snapkv", "ripple", 48, {{"profile", path}, {"ratio", "8"}, {"window", "8"}}},
+                                          dead->config(), dead->fingerprint());
+  KVCache cache(4);
+  HookRegistry hooks;
+  auto session = method->begin(hooks, 100);
+  at::manual_seed(0);
+  dead->prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
+  auto report = session->finish(cache);
+  CHECK(std::accumulate(report.kept.begin(), report.kept.end(), int64_t{0}) == 4 * 48);
+  CHECK(*std::min_element(report.kept.begin(), report.kept.end()) == report.kept[1]);
+  fs::remove(path);
+}
