@@ -1,0 +1,93 @@
+// `ripplekv fidelity`: KL divergence and top-1 agreement of compressed caches against the
+// full cache, for several methods x budgets, as a markdown + CSV table.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/cli/command.h"
+#include "core/compress/fidelity.h"
+#include "core/compress/method_presets.h"
+#include "core/ripple/calibration.h"
+#include "core/ripple/profile_runner.h"
+#include "models/loaders/load_model.h"
+
+namespace ripplekv::cli {
+
+int run_fidelity_command(const std::vector<std::string>& args) {
+  RuntimeArgs rt;
+  std::string texts_path, format = "auto", text_field = "text", methods_s, budgets_s = "32,64,128", profile, calibration,
+                                  out;
+  FidelityOptions fo;
+  int64_t max_texts = 8;
+  po::options_description desc;
+  add_runtime_options(desc, rt);
+  desc.add_options()("texts", po::value<std::string>(&texts_path)->required(),
+                     "texts: .txt (lines or blank-line blocks), .jsonl, or a LongBench file")(
+      "texts-format", po::value<std::string>(&format)->default_value(format), "auto | lines | blocks | jsonl | longbench")(
+      "text-field", po::value<std::string>(&text_field)->default_value(text_field), "JSON lines text field")(
+      "methods", po::value<std::string>(&methods_s)->default_value("snapkv,pyramidkv,streamingllm,h2o"),
+      "comma-separated methods: presets (full snapkv pyramidkv streamingllm h2o cake squeeze ripple random knorm) or "
+      "selector:allocator, each optionally @key=value,...")(
+      "budgets", po::value<std::string>(&budgets_s)->default_value(budgets_s), "comma-separated budgets")(
+      "prompt-tokens", po::value<int64_t>(&fo.prompt_tokens)->default_value(512), "prompt tokens per text")(
+      "continuation", po::value<int64_t>(&fo.continuation)->default_value(64), "continuation tokens compared")(
+      "max-texts", po::value<int64_t>(&max_texts)->default_value(8), "texts used at most")(
+      "profile", po::value<std::string>(&profile)->default_value(""), "sensitivity profile for ripple methods")(
+      "calibration", po::value<std::string>(&calibration)->default_value(""),
+      "calibration file to profile on the fly for ripple methods without a profile")(
+      "out", po::value<std::string>(&out)->default_value(""), "folder for fidelity.md and fidelity.csv");
+  po::variables_map vm;
+  if (!parse_options("fidelity", args, desc, vm)) return 0;
+  apply_threads(rt.threads);
+
+  std::vector<int64_t> budgets;
+  {
+    std::stringstream ss(budgets_s);
+    std::string b;
+    while (std::getline(ss, b, ',')) {
+      try {
+        budgets.push_back(std::stoll(b));
+      } catch (const std::exception&) {
+        throw UsageError(fmt::format("--budgets {}: \"{}\" is not an integer", budgets_s, b));
+      }
+    }
+  }
+  const auto methods = split_methods(methods_s);
+  if (methods.empty() || budgets.empty()) throw UsageError("fidelity: give at least one method and one budget");
+  for (const auto& m : methods) (void)parse_method(m, 1);  // names fail before the model loads
+
+  auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
+  const auto set = read_calibration(texts_path, format, text_field);
+  std::vector<std::vector<int64_t>> texts;
+  for (const auto& t : set.texts) {
+    if (static_cast<int64_t>(texts.size()) >= max_texts) break;
+    auto ids = tok.encode(t, true);
+    if (static_cast<int64_t>(ids.size()) < fo.prompt_tokens + fo.continuation) continue;
+    texts.emplace_back(ids.begin(), ids.end());
+  }
+  auto resolve = [&](CompressionSpec spec) {
+    if (spec.allocator == "ripple" && !spec.options.count("profile") && !spec.options.count("calibration")) {
+      if (!profile.empty()) spec.options["profile"] = profile;
+      else if (!calibration.empty()) spec.options["calibration"] = calibration;
+    }
+    return resolve_ripple_profile(spec, *model, tok, rt.model);
+  };
+  auto rows = run_fidelity(*model, texts, methods, budgets, fo, resolve);
+  const auto md = fidelity_markdown(rows);
+  std::cout << md;
+  std::cerr << fmt::format("{} texts x {} continuation tokens after a {}-token prompt\n",
+                           rows.empty() ? 0 : rows[0].texts, fo.continuation, fo.prompt_tokens);
+  if (!out.empty()) {
+    std::filesystem::create_directories(out);
+    std::ofstream(out + "/fidelity.md") << md;
+    std::ofstream(out + "/fidelity.csv") << fidelity_csv(rows);
+    std::cerr << fmt::format("wrote {}/fidelity.md and {}/fidelity.csv\n", out, out);
+  }
+  return 0;
+}
+
+}  // namespace ripplekv::cli

@@ -1,0 +1,126 @@
+#include "core/compress/fidelity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/compress/method_presets.h"
+#include "core/ripple/kl_divergence.h"
+
+namespace ripplekv {
+
+namespace {
+
+// Next-token logits [C, V] along the continuation, after an optional compression.
+at::Tensor continuation_logits(const LlamaModel& model, const std::vector<int64_t>& ids, const FidelityOptions& o,
+                               const CompressionMethod* method, CompressionReport* report) {
+  const int64_t p = o.prompt_tokens, c = o.continuation;
+  KVCache cache(model.num_layers());
+  cache.set_headroom(c);
+  HookRegistry hooks;
+  std::unique_ptr<CompressionSession> session;
+  if (method) session = method->begin(hooks, p);
+  auto prompt = at::tensor(std::vector<int64_t>(ids.begin(), ids.begin() + p), at::kLong).view({1, p});
+  std::vector<at::Tensor> out;
+  out.push_back(model.prefill(prompt, cache, &hooks)[0][0]);
+  if (session) *report = session->finish(cache);
+  for (int64_t i = 0; i + 1 < c; ++i) {
+    auto tok = at::tensor(std::vector<int64_t>{ids[static_cast<size_t>(p + i)]}, at::kLong).view({1, 1});
+    out.push_back(model.decode(tok, cache, &hooks)[0][0]);
+  }
+  return at::stack(out);
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& texts,
+                                      const std::vector<std::string>& methods, const std::vector<int64_t>& budgets,
+                                      const FidelityOptions& o,
+                                      const std::function<CompressionSpec(CompressionSpec)>& resolve) {
+  if (o.prompt_tokens < 1 || o.continuation < 1) throw std::invalid_argument("fidelity: prompt and continuation must be >= 1");
+  std::vector<const std::vector<int64_t>*> usable;
+  for (const auto& t : texts) {
+    if (static_cast<int64_t>(t.size()) >= o.prompt_tokens + o.continuation) usable.push_back(&t);
+  }
+  if (usable.empty()) {
+    throw std::invalid_argument(fmt::format("fidelity: no text has the {} + {} tokens needed (prompt + continuation); "
+                                            "use longer texts or lower --prompt-tokens", o.prompt_tokens, o.continuation));
+  }
+  // Build every method first so that bad names or options fail before any compute.
+  struct Variant {
+    std::string label;
+    int64_t budget;
+    std::unique_ptr<CompressionMethod> method;
+    std::vector<double> kl;
+    int64_t agree = 0;
+    double kv_fraction = 0;
+    int64_t compressed = 0;
+  };
+  std::vector<Variant> variants;
+  for (const auto& m : methods) {
+    for (auto b : budgets) {
+      auto spec = parse_method(m, b);
+      if (resolve) spec = resolve(spec);
+      variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.fingerprint()), {}, 0, 0, 0});
+    }
+  }
+  for (const auto* ids : usable) {
+    auto full = continuation_logits(model, *ids, o, nullptr, nullptr);
+    auto full_top = full.argmax(-1);
+    for (auto& v : variants) {
+      CompressionReport report;
+      auto logits = continuation_logits(model, *ids, o, v.method.get(), &report);
+      auto kl = kl_divergence(full, logits, KlDirection::Forward).contiguous().cpu();
+      v.kl.insert(v.kl.end(), kl.data_ptr<double>(), kl.data_ptr<double>() + kl.numel());
+      v.agree += (logits.argmax(-1) == full_top).sum().item<int64_t>();
+      v.kv_fraction += report.full_bytes ? static_cast<double>(report.kept_bytes) / static_cast<double>(report.full_bytes) : 1.0;
+      v.compressed += report.compressed ? 1 : 0;
+    }
+  }
+  std::vector<FidelityRow> rows;
+  for (const auto& v : variants) {
+    FidelityRow r;
+    r.method = v.label;
+    r.budget = v.budget;
+    r.texts = static_cast<int64_t>(usable.size());
+    r.positions = static_cast<int64_t>(v.kl.size());
+    for (double x : v.kl) r.kl_mean += x / static_cast<double>(v.kl.size());
+    r.kl_p90 = percentile(v.kl, 0.9);
+    r.kl_max = v.kl.empty() ? 0 : *std::max_element(v.kl.begin(), v.kl.end());
+    r.top1_agreement = static_cast<double>(v.agree) / static_cast<double>(v.kl.size());
+    r.kv_fraction = v.kv_fraction / static_cast<double>(usable.size());
+    r.compressed_texts = v.compressed;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string fidelity_markdown(const std::vector<FidelityRow>& rows) {
+  std::string s = "| method | budget | KL mean | KL p90 | KL max | top-1 agree | KV kept |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {:.3f} | {:.1f}% |\n", r.method, r.budget, r.kl_mean,
+                     r.kl_p90, r.kl_max, r.top1_agreement, 100 * r.kv_fraction);
+  }
+  return s;
+}
+
+std::string fidelity_csv(const std::vector<FidelityRow>& rows) {
+  std::string s = "method,budget,texts,positions,kl_mean,kl_p90,kl_max,top1_agreement,kv_fraction,compressed_texts\n";
+  for (const auto& r : rows) {
+    s += fmt::format("\"{}\",{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f},{}\n", r.method, r.budget, r.texts, r.positions,
+                     r.kl_mean, r.kl_p90, r.kl_max, r.top1_agreement, r.kv_fraction, r.compressed_texts);
+  }
+  return s;
+}
+
+}  // namespace ripplekv

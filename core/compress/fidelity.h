@@ -1,0 +1,42 @@
+// Fidelity of compressed caches against the full cache: for each text, the prompt (first P
+// tokens) is prefilled and compressed, then the next C tokens of the text are fed one by one
+// (teacher forcing) and each next-token distribution is compared with the full-cache one:
+// KL(P_full || P_compressed) and top-1 agreement.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/compress/compression.h"
+#include "models/llama/llama_model.h"
+
+namespace ripplekv {
+
+struct FidelityOptions {
+  int64_t prompt_tokens = 512;
+  int64_t continuation = 64;
+};
+
+struct FidelityRow {
+  std::string method;   // as given, e.g. "pyramidkv" or "snapkv:ripple@ratio=4"
+  int64_t budget = 0;
+  int64_t texts = 0;
+  int64_t positions = 0;
+  double kl_mean = 0, kl_p90 = 0, kl_max = 0;
+  double top1_agreement = 0;
+  double kv_fraction = 0;  // mean kept / full prompt KV bytes
+  int64_t compressed_texts = 0;
+};
+
+// `methods` are parse_method() texts; each (method, budget) gives one row.
+std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& texts,
+                                      const std::vector<std::string>& methods, const std::vector<int64_t>& budgets,
+                                      const FidelityOptions& options,
+                                      const std::function<CompressionSpec(CompressionSpec)>& resolve = {});
+
+std::string fidelity_markdown(const std::vector<FidelityRow>& rows);
+std::string fidelity_csv(const std::vector<FidelityRow>& rows);
+
+}  // namespace ripplekv
