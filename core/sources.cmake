@@ -7,7 +7,6 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
 list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/budget_math.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/policy_options.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/compress/method_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/budget_mapper.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/sensitivity_profile.cpp
@@ -26,6 +25,7 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/compression.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/fidelity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/method_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/ripple_allocator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/perturbation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/kl_divergence.cpp

@@ -1,5 +1,5 @@
 # Sources of eval/ (see the top-level CMakeLists.txt): torch-free LongBench v1 task
-# table, data readers, official metrics and scoring.
+# table, data readers, official metrics and scoring, prompt building and run state.
 set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/python_unicode_tables.cpp
   ${CMAKE_CURRENT_LIST_DIR}/python_text.cpp
@@ -11,6 +11,13 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/rouge_l.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_score.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chat_template.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/prompt_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_presets.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp
 )
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${RIPPLEKV_EVAL_SOURCES})
 

@@ -12,6 +12,7 @@ LENGTHS=${LENGTHS:-512,2048,8192}
 DTYPES=${DTYPES:-float32,bfloat16}
 THREADS=${THREADS:-$(nproc)}
 DEVICE=${DEVICE:-cpu}
+LAYERS=${LAYERS:-22}   # 22 = TinyLlama-1.1B
 PY=${PY:-.venv/bin/python}
 BENCH=${BENCH:-build/ripplekv_bench}
 # Same environment for both sides: glibc keeps freed memory instead of returning it (fresh
@@ -20,8 +21,8 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
   GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 "$@"; }
 out=$(mktemp)
 for d in ${DTYPES//,/ }; do
-  run "$BENCH" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" | tee -a "$out"
-  run "$PY" scripts/bench/bench_hf.py --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" | tee -a "$out"
+  run "$BENCH" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" --layers "$LAYERS" | tee -a "$out"
+  run "$PY" scripts/bench/bench_hf.py --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" --layers "$LAYERS" | tee -a "$out"
 done
 "$PY" - "$out" <<'PYEOF'
 import sys

@@ -26,6 +26,9 @@ PY_PACKAGES=(
   "python-Levenshtein==0.27.5"
   "Levenshtein==0.27.5"
   "rapidfuzz==3.14.6"
+  # plots (scripts/plot_*.py)
+  "matplotlib==3.11.2"
+  "Jinja2==3.1.6"   # scripts/make_prompt_fixtures.py (HF chat templates)
 )
 
 log() { echo "[setup] $*" >&2; }

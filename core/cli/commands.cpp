@@ -4,10 +4,27 @@
 namespace ripplekv::cli {
 
 int run_generate(const std::vector<std::string>& args);
+int run_profile(const std::vector<std::string>& args);
+int run_allocate(const std::vector<std::string>& args);
+int run_fidelity_command(const std::vector<std::string>& args);
+#if RIPPLEKV_WITH_EVAL
+int run_longbench(const std::vector<std::string>& args);
+int run_longbench_score(const std::vector<std::string>& args);
+int run_longbench_merge(const std::vector<std::string>& args);
+#endif
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"generate", "greedy generation from a prompt (prints text and tokens/s)", run_generate},
+      {"profile", "RippleKV: per-layer KL sensitivity to value-cache noise, as a profile JSON + CSV", run_profile},
+      {"allocate", "RippleKV: per-layer budgets from a profile for one or more ratios", run_allocate},
+      {"fidelity", "KL and top-1 agreement of compressed vs full cache, methods x budgets", run_fidelity_command},
+#if RIPPLEKV_WITH_EVAL
+      {"longbench", "LongBench predictions with a KV-cache method, resumable and shardable, then scores",
+       run_longbench},
+      {"longbench-score", "score a folder of LongBench predictions as the official eval.py does", run_longbench_score},
+      {"longbench-merge", "merge the shards of a `longbench --shard i/n` run and score it", run_longbench_merge},
+#endif
   };
   return table;
 }

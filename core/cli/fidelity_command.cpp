@@ -21,7 +21,7 @@ int run_fidelity_command(const std::vector<std::string>& args) {
   std::string texts_path, format = "auto", text_field = "text", methods_s, budgets_s = "32,64,128", profile, calibration,
                                   out;
   FidelityOptions fo;
-  int64_t max_texts = 8;
+  int64_t max_texts = 8, skip_texts = 0;
   po::options_description desc;
   add_runtime_options(desc, rt);
   desc.add_options()("texts", po::value<std::string>(&texts_path)->required(),
@@ -35,6 +35,8 @@ int run_fidelity_command(const std::vector<std::string>& args) {
       "prompt-tokens", po::value<int64_t>(&fo.prompt_tokens)->default_value(512), "prompt tokens per text")(
       "continuation", po::value<int64_t>(&fo.continuation)->default_value(64), "continuation tokens compared")(
       "max-texts", po::value<int64_t>(&max_texts)->default_value(8), "texts used at most")(
+      "skip-texts", po::value<int64_t>(&skip_texts)->default_value(0),
+      "skip the first N texts (e.g. the ones a profile was calibrated on)")(
       "profile", po::value<std::string>(&profile)->default_value(""), "sensitivity profile for ripple methods")(
       "calibration", po::value<std::string>(&calibration)->default_value(""),
       "calibration file to profile on the fly for ripple methods without a profile")(
@@ -63,7 +65,8 @@ int run_fidelity_command(const std::vector<std::string>& args) {
   Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
   const auto set = read_calibration(texts_path, format, text_field);
   std::vector<std::vector<int64_t>> texts;
-  for (const auto& t : set.texts) {
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(skip_texts, 0)); i < set.texts.size(); ++i) {
+    const auto& t = set.texts[i];
     if (static_cast<int64_t>(texts.size()) >= max_texts) break;
     auto ids = tok.encode(t, true);
     if (static_cast<int64_t>(ids.size()) < fo.prompt_tokens + fo.continuation) continue;

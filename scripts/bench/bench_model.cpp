@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/compress/compression.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
 
@@ -107,7 +108,7 @@ double matmul_peak_gflops(at::ScalarType dtype) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string lengths_s = "512,2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu";
+  std::string lengths_s = "512,2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu", budgets_s = "128,512";
   int threads = 0, decode_steps = 16;
   int64_t layers = 22;
   po::options_description desc("ripplekv_bench options");
@@ -116,7 +117,9 @@ int main(int argc, char** argv) try {
       "device", po::value(&device_s)->default_value(device_s), "cpu | cuda")(
       "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)")(
       "layers", po::value(&layers)->default_value(22), "layers (22 = TinyLlama-1.1B)")(
-      "decode-steps", po::value(&decode_steps)->default_value(16), "decode steps timed per length");
+      "decode-steps", po::value(&decode_steps)->default_value(16), "decode steps timed per length")(
+      "budgets", po::value(&budgets_s)->default_value(budgets_s),
+      "SnapKV budgets whose compressed decode is timed too (empty: none)");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   po::notify(vm);
@@ -154,10 +157,41 @@ int main(int argc, char** argv) try {
         KVCache warm(cfg.num_layers);
         (void)model.prefill(tokens.narrow(1, 0, std::min<int64_t>(t, 64)), warm).cpu();
       }
+      // One prefill serves every budget: each SnapKV session scores tokens through its own
+      // hooks during the same prefill, then compresses its own copy of the cache.
+      const auto budgets = budgets_s.empty() ? std::vector<int64_t>{} : parse_list(budgets_s);
+      HookRegistry hooks;
+      std::vector<std::unique_ptr<CompressionMethod>> methods;
+      std::vector<std::unique_ptr<CompressionSession>> sessions;
+      for (auto b : budgets) {
+        methods.push_back(CompressionMethod::create({"snapkv", "uniform", b, {}}, cfg));
+        sessions.push_back(methods.back()->begin(hooks, t));
+      }
       double t0 = now();
-      auto logits = model.prefill(tokens, cache);
+      auto logits = model.prefill(tokens, cache, &hooks);
       auto next = logits.argmax(-1).cpu();
       const double prefill_s = now() - t0;
+      auto first = next;
+      for (size_t i = 0; i < budgets.size(); ++i) {
+        KVCache compressed = cache;  // shares the full buffers until keep() replaces them
+        t0 = now();
+        auto report = sessions[i]->finish(compressed);
+        (void)compressed.keys(0).sum().item<float>();
+        const double compress_s = now() - t0;
+        auto tok = first;
+        t0 = now();
+        for (int j = 0; j < decode_steps; ++j) {
+          auto lg = model.decode(tok.view({1, 1}).to(device), compressed);
+          tok = lg.argmax(-1).cpu();
+        }
+        const double ms = (now() - t0) / decode_steps * 1e3;
+        std::cout << fmt::format(
+                         "RESULT impl=ripplekv-snapkv dtype={} tokens={} budget={} decode_ms={:.2f} "
+                         "compress_ms={:.1f} compress_pct_of_prefill={:.2f} kv_kept_pct={:.1f}",
+                         dname, t, budgets[i], ms, compress_s * 1e3, 100 * compress_s / prefill_s,
+                         100.0 * report.kept_bytes / std::max<int64_t>(report.full_bytes, 1))
+                  << std::endl;
+      }
       t0 = now();
       for (int i = 0; i < decode_steps; ++i) {
         logits = model.decode(next.view({1, 1}).to(device), cache);

@@ -5,3 +5,13 @@ ripplekv_add_test(test_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_compression_reference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_ripple.cpp
 )
+
+# The `ripplekv` program end to end (longbench on stories260K). Not "test_longbench...": the
+# label would match `ctest -LE long`, which is a regular expression.
+if(RIPPLEKV_WITH_EVAL)
+  ripplekv_add_test(test_cli SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/test_longbench_cli.cpp
+  )
+  target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>")
+  add_dependencies(test_cli ripplekv)
+endif()

@@ -6,4 +6,7 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_metric_parity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_longbench_score.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_chat_template.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_prompt_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_run_state.cpp
 )

@@ -1,0 +1,55 @@
+// A per-task progress line on stderr: samples done/total, prefill and decode tokens/s and
+// the estimated time left. On a terminal it redraws one line in place; elsewhere
+// (CI logs, files) it prints a plain line at most every `plain_interval_seconds` and at the
+// end. Rates and ETA count only the samples run in this process (resumed ones are done
+// already). Torch-free.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace ripplekv::eval {
+
+class ProgressBar {
+ public:
+  // `already_done` samples were finished by an earlier run. `tty` < 0: ask isatty(out).
+  ProgressBar(std::string label, std::size_t total, std::size_t already_done, std::FILE* out = stderr,
+              int tty = -1, double plain_interval_seconds = 10.0);
+
+  struct SampleStats {
+    int64_t prompt_tokens = 0;
+    double prefill_seconds = 0;
+    int64_t generated_tokens = 0;
+    double decode_seconds = 0;
+    double wall_seconds = 0;  // the whole sample: prompt building, prefill, compression, decode
+  };
+  // One more sample finished.
+  void sample_done(const SampleStats& stats);
+  // Prints the final state (a newline on a terminal). Called by the destructor if needed.
+  void finish();
+  ~ProgressBar();
+
+  // The text of the current state (without the carriage return), for tests.
+  std::string line() const;
+
+ private:
+  void draw(bool force);
+
+  std::string label_;
+  std::size_t total_, done_;
+  std::size_t run_here_ = 0;
+  SampleStats sum_;
+  std::FILE* out_;
+  bool tty_;
+  double plain_interval_;
+  std::chrono::steady_clock::time_point last_plain_;
+  bool printed_plain_ = false;
+  bool finished_ = false;
+};
+
+// "1h02m", "3m05s", "42s".
+std::string format_duration(double seconds);
+
+}  // namespace ripplekv::eval

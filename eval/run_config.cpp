@@ -1,0 +1,126 @@
+#include "eval/run_config.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace ripplekv::eval {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kConfigVersion = 1;
+
+void collect_differences(const nlohmann::json& a, const nlohmann::json& b, const std::string& prefix,
+                         std::vector<std::string>& out) {
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& item : a.items()) keys.insert(item.key());
+    for (const auto& item : b.items()) keys.insert(item.key());
+    for (const auto& key : keys) {
+      const std::string path = prefix.empty() ? key : prefix + "." + key;
+      if (!a.contains(key) || !b.contains(key)) {
+        out.push_back(path);
+      } else {
+        collect_differences(a.at(key), b.at(key), path, out);
+      }
+    }
+    return;
+  }
+  if (a != b) out.push_back(prefix.empty() ? "(whole config)" : prefix);
+}
+
+std::string value_text(const nlohmann::json& j, const std::string& dotted) {
+  const nlohmann::json* at = &j;
+  std::size_t start = 0;
+  while (start <= dotted.size()) {
+    const auto dot = dotted.find('.', start);
+    const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(key)) return "(absent)";
+    at = &at->at(key);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  std::string text = at->dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
+nlohmann::json read_config_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    auto j = nlohmann::json::parse(ss.str());
+    if (!j.is_object() || !j.contains("run")) throw std::invalid_argument("no \"run\" object");
+    return j;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format(
+        "{}: not a ripplekv LongBench config ({}); this folder holds something else: use another --out",
+        path.string(), e.what()));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  collect_differences(a, b, "", out);
+  return out;
+}
+
+RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info) {
+  fs::create_directories(dir);
+  const auto path = dir / "config.json";
+  const nlohmann::json wanted = nlohmann::json::parse(run.dump());
+  auto check_existing = [&] {
+    const auto existing = read_config_file(path);
+    const auto diff = differing_keys(existing.at("run"), wanted);
+    if (diff.empty()) return RunDirState::kMatches;
+    std::string lines;
+    for (const auto& key : diff) {
+      lines += fmt::format("\n  {}: {} there, {} now", key, value_text(existing.at("run"), key), value_text(wanted, key));
+    }
+    throw std::runtime_error(fmt::format(
+        "{}: this folder holds the predictions of a different run; results of different configurations are never "
+        "mixed:{}\nuse another --out, or delete the folder to start over",
+        path.string(), lines));
+  };
+  if (fs::exists(path)) return check_existing();
+  nlohmann::ordered_json doc;
+  doc["ripplekv_longbench_config"] = kConfigVersion;
+  doc["run"] = run;
+  doc["info"] = info;
+  const auto tmp = fs::path(path.string() + fmt::format(".tmp-{}", ::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", tmp.string()));
+  }
+  // A hard link fails if config.json appeared meanwhile (another shard of the same folder
+  // starting at the same moment); then that one is checked like any existing config.
+  std::error_code ec;
+  fs::create_hard_link(tmp, path, ec);
+  fs::remove(tmp);
+  if (ec) {
+    if (fs::exists(path)) return check_existing();
+    throw std::runtime_error(fmt::format("{}: cannot write: {}", path.string(), ec.message()));
+  }
+  return RunDirState::kCreated;
+}
+
+nlohmann::json read_run_config(const fs::path& dir) {
+  const auto path = dir / "config.json";
+  if (!fs::exists(path)) {
+    throw std::runtime_error(fmt::format("{}: missing; is {} the --out folder of a `ripplekv longbench` run?",
+                                         path.string(), dir.string()));
+  }
+  return read_config_file(path).at("run");
+}
+
+}  // namespace ripplekv::eval

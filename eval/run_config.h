@@ -1,0 +1,33 @@
+// The resolved configuration of a LongBench run, saved as <out>/config.json:
+//   {"run": {...}, "info": {...}}
+// "run" holds everything that decides the predictions (model, tokenizer, dtype, device, data
+// files and sample counts, tasks, prompt settings, compression method); "info" holds what
+// does not (descriptions, sharding, the ripplekv command line). A folder belongs to one run:
+// opening it with a different "run" is an error naming the differing keys, so predictions of
+// different configurations are never mixed. Torch-free.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ripplekv::eval {
+
+enum class RunDirState {
+  kCreated,  // config.json written now
+  kMatches,  // config.json was there with the same "run"
+};
+
+// Creates `dir` if needed and writes config.json, or checks the one there. Throws
+// std::runtime_error listing the differing keys (or naming a damaged config.json).
+RunDirState claim_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,
+                          const nlohmann::ordered_json& info);
+
+// The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.
+nlohmann::json read_run_config(const std::filesystem::path& dir);
+
+// Keys (dotted paths) whose values differ between two "run" objects, sorted.
+std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b);
+
+}  // namespace ripplekv::eval

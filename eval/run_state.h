@@ -1,0 +1,100 @@
+// Resumable, shardable LongBench prediction files.
+//
+// A run appends one line per finished sample to its task's file, in pred.py's format plus
+// the sample id: {"pred", "answers", "all_classes", "length", "_id"} (eval.py and
+// `ripplekv longbench-score` ignore "_id"). Each line is written with a single write() of
+// the whole line and its newline and then flushed to disk, so a killed run leaves at most
+// one torn last line; reopening drops it (truncating the file back to the last complete
+// line) and the run redoes that sample. Finished samples are never redone or duplicated.
+//
+// Sharding: with --shard i/n, sample k of a task (in file order, after --max-samples) belongs
+// to shard k % n and shard i writes shards/<task>.shard-i-of-n.jsonl (a subfolder, so that
+// eval.py, which scores every *.jsonl of the folder, never sees them). merge_shards()
+// writes <task>.jsonl in the original order once every shard is complete.
+// Torch-free.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "eval/longbench_data.h"
+
+namespace ripplekv::eval {
+
+struct Shard {
+  int index = 0;  // i in [0, count)
+  int count = 1;  // n
+  bool owns(std::size_t sample_index) const { return static_cast<int>(sample_index % static_cast<std::size_t>(count)) == index; }
+  bool is_whole() const { return count == 1; }
+};
+
+// Parses "i/n" (0 <= i < n). Throws std::invalid_argument with an example on bad input.
+Shard parse_shard(const std::string& text);
+
+// "<task>.jsonl" for a whole run, "shards/<task>.shard-i-of-n.jsonl" for a shard.
+std::filesystem::path prediction_path(const std::filesystem::path& out_dir, const std::string& task,
+                                      const Shard& shard);
+
+// The line a finished sample gets (no trailing newline). Invalid UTF-8 in `pred` becomes
+// U+FFFD, as Python's decode(errors="replace") would give.
+std::string prediction_line(const Sample& sample, const std::string& pred);
+
+using WarningSink = std::function<void(const std::string&)>;  // empty: stderr
+
+// One task's append-only prediction file.
+class PredictionFile {
+ public:
+  // Opens `path` (creating it and its folder if needed) and reads the finished samples.
+  // A last line that is torn (no newline) or not valid JSON is dropped, the file truncated
+  // to the line before, and a warning names it. Any other bad line, a line without "_id",
+  // or an "_id" seen twice throws std::runtime_error "path:line: ..." saying how to fix it.
+  explicit PredictionFile(std::filesystem::path path, const WarningSink& warn = {});
+  ~PredictionFile();
+  PredictionFile(const PredictionFile&) = delete;
+  PredictionFile& operator=(const PredictionFile&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  bool has(const std::string& id) const { return line_of_.count(id) != 0; }
+  std::size_t size() const { return ids_.size(); }
+  const std::vector<std::string>& ids() const { return ids_; }  // in file order
+  bool dropped_torn_line() const { return dropped_torn_line_; }
+
+  // Appends the sample's line (one write, then fsync). Throws std::logic_error if the id is
+  // already there, std::runtime_error (naming the file) if the write fails.
+  void append(const Sample& sample, const std::string& pred);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::vector<std::string> ids_;
+  std::unordered_map<std::string, std::size_t> line_of_;
+  bool dropped_torn_line_ = false;
+};
+
+// The ids of a prediction file's lines, in order, without modifying it (a torn last line
+// is ignored). nullopt if the file does not exist. Errors as PredictionFile.
+std::optional<std::vector<std::string>> read_prediction_ids(const std::filesystem::path& path);
+
+// True when `path` holds exactly `expected_ids` (any order, no extras, no duplicates).
+bool prediction_file_complete(const std::filesystem::path& path, const std::vector<std::string>& expected_ids);
+
+// The ids shard `shard` owns, in order.
+std::vector<std::string> shard_ids(const std::vector<std::string>& all_ids, const Shard& shard);
+
+// Merges shards/<task>.shard-i-of-n.jsonl (i = 0..n-1) into <task>.jsonl, lines in the order
+// of `expected_ids` (the task's samples in file order), written to a temporary file and
+// renamed into place. Throws std::runtime_error naming the file and the sample when a shard
+// file is missing, a sample is missing, a sample sits in the wrong shard or appears twice.
+// Returns the merged path.
+std::filesystem::path merge_shards(const std::filesystem::path& out_dir, const std::string& task, int shard_count,
+                                   const std::vector<std::string>& expected_ids);
+
+// The shard counts n of the shards/<task>.shard-*-of-n.jsonl files present for `task`.
+std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, const std::string& task);
+
+}  // namespace ripplekv::eval

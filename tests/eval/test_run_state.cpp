@@ -1,0 +1,298 @@
+// Resumable prediction files, shards and the run folder's config.json.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/longbench_predictions.h"
+#include "eval/longbench_run.h"
+#include "eval/progress_bar.h"
+#include "eval/run_config.h"
+#include "eval/run_state.h"
+#include "eval_test_paths.h"
+
+using namespace ripplekv::eval;
+namespace fs = std::filesystem;
+
+namespace {
+
+Sample make_sample(const std::string& id, const std::string& answer = "a") {
+  Sample s;
+  s.id = id;
+  s.dataset = "hotpotqa";
+  s.answers = {answer};
+  s.length = 42;
+  return s;
+}
+
+std::vector<Sample> make_samples(int n) {
+  std::vector<Sample> out;
+  for (int i = 0; i < n; ++i) out.push_back(make_sample("id" + std::to_string(i), "ans" + std::to_string(i)));
+  return out;
+}
+
+std::vector<std::string> ids_of(const std::vector<Sample>& samples) {
+  std::vector<std::string> out;
+  for (const auto& s : samples) out.push_back(s.id);
+  return out;
+}
+
+void append_raw(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << bytes;
+}
+
+}  // namespace
+
+TEST_CASE("prediction lines: pred.py keys plus _id, readable by the scorer", "[eval][run]") {
+  auto s = make_sample("x1", "Paris");
+  s.all_classes = std::vector<std::string>{"A", "B"};
+  const auto line = prediction_line(s, "Paris é\n");
+  CHECK(line ==
+        R"({"pred":"Paris é\n","answers":["Paris"],"all_classes":["A","B"],"length":42,"_id":"x1"})");
+  s.length.reset();
+  CHECK(prediction_line(s, "p").find(R"("length":null)") != std::string::npos);
+  // Invalid UTF-8 (a byte-fallback token cut mid-character) is replaced, not an exception.
+  CHECK(prediction_line(s, std::string("ab\xE2\x82", 4)).find("\xEF\xBF\xBD") != std::string::npos);
+
+  const auto dir = test::scratch_dir("run_lines");
+  {
+    PredictionFile f(dir / "hotpotqa.jsonl");
+    f.append(make_sample("a"), "x");
+    f.append(s, "y");
+  }
+  const auto records = load_predictions_jsonl(dir / "hotpotqa.jsonl");
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].pred == "y");
+  CHECK(records[1].all_classes->size() == 2);
+}
+
+TEST_CASE("resume after a kill: a torn last line is dropped and redone, nothing duplicated", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_resume");
+  const auto path = dir / "hotpotqa.jsonl";
+  const auto samples = make_samples(4);
+  {
+    PredictionFile f(path);
+    CHECK(f.size() == 0);
+    f.append(samples[0], "p0");
+    f.append(samples[1], "p1");
+    CHECK_THROWS_AS(f.append(samples[1], "again"), std::logic_error);
+  }
+  const auto good_size = fs::file_size(path);
+  // The process was killed in the middle of writing the third line.
+  const auto third = prediction_line(samples[2], "p2");
+  append_raw(path, third.substr(0, third.size() / 2));
+
+  std::vector<std::string> warnings;
+  {
+    PredictionFile f(path, [&](const std::string& w) { warnings.push_back(w); });
+    CHECK(f.dropped_torn_line());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("hotpotqa.jsonl:3") != std::string::npos);
+    CHECK(warnings[0].find("torn") != std::string::npos);
+    CHECK(fs::file_size(path) == good_size);  // truncated back to the last complete line
+    CHECK(f.size() == 2);
+    CHECK(f.has("id0"));
+    CHECK(f.has("id1"));
+    CHECK_FALSE(f.has("id2"));
+    for (const auto& s : samples) {
+      if (!f.has(s.id)) f.append(s, "p-" + s.id);
+    }
+  }
+  const auto ids = read_prediction_ids(path);
+  REQUIRE(ids);
+  CHECK(*ids == ids_of(samples));
+  CHECK(prediction_file_complete(path, ids_of(samples)));
+  CHECK(load_predictions_jsonl(path).size() == 4);
+
+  // A complete but unparseable last line (a partial write that happened to end in '\n'
+  // cannot occur with one write(), but a damaged disk block can) is dropped as well.
+  append_raw(path, "{\"pred\": \"x\", \"_i\n");
+  warnings.clear();
+  PredictionFile again(path, [&](const std::string& w) { warnings.push_back(w); });
+  CHECK(again.size() == 4);
+  CHECK(warnings.size() == 1);
+}
+
+TEST_CASE("damaged prediction files are errors with file:line and a fix", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_damaged");
+  const auto s = make_samples(2);
+  SECTION("bad line in the middle") {
+    append_raw(dir / "a.jsonl", prediction_line(s[0], "p") + "\n{oops\n" + prediction_line(s[1], "p") + "\n");
+    CHECK_THROWS_WITH(PredictionFile(dir / "a.jsonl"), Catch::Contains("a.jsonl:2") && Catch::Contains("delete"));
+  }
+  SECTION("duplicate _id") {
+    append_raw(dir / "b.jsonl", prediction_line(s[0], "p") + "\n" + prediction_line(s[0], "q") + "\n");
+    CHECK_THROWS_WITH(PredictionFile(dir / "b.jsonl"), Catch::Contains("b.jsonl:2") && Catch::Contains("line 1"));
+  }
+  SECTION("a pred.py file without _id") {
+    append_raw(dir / "c.jsonl", R"({"pred": "x", "answers": ["y"], "all_classes": null, "length": 3})" "\n");
+    CHECK_THROWS_WITH(PredictionFile(dir / "c.jsonl"), Catch::Contains("_id") && Catch::Contains("--out"));
+  }
+}
+
+TEST_CASE("shard i/n parsing and ownership", "[eval][run]") {
+  const auto s = parse_shard("1/3");
+  CHECK(s.index == 1);
+  CHECK(s.count == 3);
+  CHECK(s.owns(1));
+  CHECK(s.owns(4));
+  CHECK_FALSE(s.owns(2));
+  CHECK_THROWS_WITH(parse_shard("3/3"), Catch::Contains("0 <= i < n"));
+  CHECK_THROWS_WITH(parse_shard("1-3"), Catch::Contains("0/4"));
+  CHECK_THROWS(parse_shard("0/0"));
+  CHECK(prediction_path("out", "trec", Shard{}) == fs::path("out") / "trec.jsonl");
+  CHECK(prediction_path("out", "trec", s) == fs::path("out") / "shards" / "trec.shard-1-of-3.jsonl");
+}
+
+TEST_CASE("shards merge into the original order, missing or duplicated samples are errors", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_merge");
+  const auto samples = make_samples(7);
+  const auto ids = ids_of(samples);
+  // Shards finish in any order; shard 1 is written back to front.
+  for (int i : {2, 0, 1}) {
+    const Shard shard{i, 3};
+    PredictionFile f(prediction_path(dir, "hotpotqa", shard));
+    std::vector<const Sample*> mine;
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      if (shard.owns(k)) mine.push_back(&samples[k]);
+    }
+    if (i == 1) std::reverse(mine.begin(), mine.end());
+    for (const auto* s : mine) {
+      if (i == 2 && s->id == "id5") continue;  // shard 2 not finished yet
+      f.append(*s, "pred of " + s->id);
+    }
+  }
+  CHECK(shard_counts_present(dir, "hotpotqa") == std::vector<int>{3});
+  CHECK_THROWS_WITH(merge_shards(dir, "hotpotqa", 3, ids),
+                    Catch::Contains("id5") && Catch::Contains("shard 2/3") && Catch::Contains("missing"));
+
+  // The same sample in two shards.
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 3}));
+    f.append(samples[5], "stray");
+  }
+  CHECK_THROWS_WITH(merge_shards(dir, "hotpotqa", 3, ids), Catch::Contains("id5") && Catch::Contains("belongs to"));
+  fs::remove(prediction_path(dir, "hotpotqa", Shard{0, 3}));
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 3}));
+    for (int k : {0, 3, 6}) f.append(samples[static_cast<std::size_t>(k)], "pred of id" + std::to_string(k));
+  }
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{2, 3}));
+    f.append(samples[5], "pred of id5");
+  }
+  const auto merged = merge_shards(dir, "hotpotqa", 3, ids);
+  CHECK(merged == dir / "hotpotqa.jsonl");
+  CHECK(*read_prediction_ids(merged) == ids);
+  const auto records = load_predictions_jsonl(merged);
+  REQUIRE(records.size() == 7);
+  for (std::size_t k = 0; k < 7; ++k) CHECK(records[k].pred == "pred of id" + std::to_string(k));
+  CHECK_THROWS_WITH(merge_shards(dir, "hotpotqa", 4, ids), Catch::Contains("shard-0-of-4") && Catch::Contains("missing"));
+}
+
+TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_finish");
+  TaskSamples t;
+  t.task = &find_longbench_task("hotpotqa");
+  t.samples = make_samples(3);
+  const std::vector<TaskSamples> tasks{t};
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 2}));
+    f.append(t.samples[0], "ans0");
+    f.append(t.samples[2], "wrong");
+  }
+  auto r = finish_run_dir(dir, tasks, {});
+  CHECK_FALSE(r.complete);
+  REQUIRE(r.incomplete.size() == 1);
+  CHECK(r.incomplete[0].find("1/2") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "result.json"));
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{1, 2}));
+    f.append(t.samples[1], "ans1");
+  }
+  r = finish_run_dir(dir, tasks, {});
+  REQUIRE(r.complete);
+  REQUIRE(r.results.size() == 1);
+  CHECK(r.results[0].sample_scores == std::vector<double>{1.0, 1.0, 0.0});
+  CHECK(r.results[0].score == 66.67);
+  CHECK(fs::exists(dir / "result.json"));
+  CHECK(fs::exists(dir / "results.md"));
+  CHECK(nlohmann::json::parse(test::read_text(dir / "result.json")).at("hotpotqa").get<double>() == 66.67);
+}
+
+TEST_CASE("config.json: written once, matched on rerun, a different run is an error naming the keys", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_config");
+  nlohmann::ordered_json run = {{"model", "/m"}, {"prompt", {{"max_input_tokens", 3500}, {"chat_template", "llama2"}}}};
+  CHECK(claim_run_dir(dir, run, {{"note", "first"}}) == RunDirState::kCreated);
+  CHECK(claim_run_dir(dir, run, {{"note", "info may differ"}}) == RunDirState::kMatches);
+  CHECK(read_run_config(dir).at("model") == "/m");
+  auto other = run;
+  other["prompt"]["max_input_tokens"] = 7950;
+  other["method"] = {{"selector", "snapkv"}};
+  try {
+    claim_run_dir(dir, other, {});
+    FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("prompt.max_input_tokens: 3500 there, 7950 now") != std::string::npos);
+    CHECK(msg.find("method") != std::string::npos);
+    CHECK(msg.find("--out") != std::string::npos);
+  }
+  CHECK(read_run_config(dir).at("prompt").at("max_input_tokens") == 3500);  // untouched
+  CHECK_THROWS_WITH(read_run_config(dir / "nope"), Catch::Contains("config.json"));
+}
+
+TEST_CASE("task lists and data files", "[eval][run]") {
+  CHECK(parse_task_list("all").size() == 16);
+  const auto two = parse_task_list(" trec , hotpotqa");
+  REQUIRE(two.size() == 2);
+  CHECK(two[0]->name == "trec");
+  CHECK_THROWS_WITH(parse_task_list("trec,nope"), Catch::Contains("valid tasks"));
+  CHECK_THROWS_WITH(parse_task_list("dureader"), Catch::Contains("jieba"));
+  CHECK_THROWS_WITH(parse_task_list("trec,trec"), Catch::Contains("twice"));
+  const auto mini = test::longbench_data_dir() / "mini";
+  CHECK(find_task_file(mini, find_longbench_task("trec"), false).filename() == "MiniLongBench_trec.json");
+  CHECK(find_task_file(test::longbench_data_dir() / "raw", find_longbench_task("multi_news"), false).filename() ==
+        "multi_news.jsonl");
+  CHECK_THROWS_WITH(find_task_file(test::longbench_data_dir() / "raw", find_longbench_task("trec"), false),
+                    Catch::Contains("trec.jsonl") && Catch::Contains("MiniLongBench_trec.json"));
+  // The folder above mini/ works too.
+  CHECK(find_task_file(test::longbench_data_dir(), find_longbench_task("trec"), false) ==
+        test::longbench_data_dir() / "mini" / "MiniLongBench_trec.json");
+  CHECK_THROWS_WITH(find_task_file(mini, find_longbench_task("trec"), true), Catch::Contains("trec_e.jsonl"));
+  const auto t = load_task_samples(mini, find_longbench_task("trec"), 3, false, {});
+  CHECK(t.samples.size() == 3);
+  CHECK(t.ids() == std::vector<std::string>{"0", "1", "2"});
+}
+
+TEST_CASE("progress line: counts, rates and ETA, plain lines off a terminal", "[eval][run]") {
+  std::FILE* sink = std::tmpfile();
+  REQUIRE(sink);
+  {
+    ProgressBar bar("trec", 10, 4, sink, /*tty=*/0, /*plain_interval_seconds=*/1e9);
+    CHECK(bar.line().find("trec 4/10 (40%)") == 0);
+    ProgressBar::SampleStats s;
+    s.prompt_tokens = 1000;
+    s.prefill_seconds = 0.5;
+    s.generated_tokens = 50;
+    s.decode_seconds = 1.25;
+    s.wall_seconds = 2.0;
+    bar.sample_done(s);
+    bar.sample_done(s);
+    CHECK(bar.line().find("6/10") != std::string::npos);
+    CHECK(bar.line().find("prefill 2000.0 tok/s") != std::string::npos);
+    CHECK(bar.line().find("decode 40.0 tok/s") != std::string::npos);
+    CHECK(bar.line().find("ETA 8s") != std::string::npos);
+  }
+  std::rewind(sink);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, sink)) text += buf;
+  std::fclose(sink);
+  CHECK(text.find('\r') == std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);  // the first line and the final state
+  CHECK(format_duration(3725) == "1h02m");
+  CHECK(format_duration(185) == "3m05s");
+}
