@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/cli/command.h"
 #include "core/compress/fidelity.h"
 #include "core/compress/method_presets.h"
@@ -15,6 +17,25 @@
 #include "models/loaders/load_model.h"
 
 namespace ripplekv::cli {
+namespace {
+
+// Every option in force (given, from --config, or default), for config.json.
+nlohmann::ordered_json resolved_options(const po::variables_map& vm) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : vm) {
+    const auto& v = value.value();
+    if (key == "help") continue;
+    if (const auto* s = boost::any_cast<std::string>(&v)) j[key] = *s;
+    else if (const auto* i = boost::any_cast<int64_t>(&v)) j[key] = *i;
+    else if (const auto* n = boost::any_cast<int>(&v)) j[key] = *n;
+    else if (const auto* d = boost::any_cast<double>(&v)) j[key] = *d;
+    else if (const auto* b = boost::any_cast<bool>(&v)) j[key] = *b;
+    else if (const auto* l = boost::any_cast<std::vector<std::string>>(&v)) j[key] = *l;
+  }
+  return j;
+}
+
+}  // namespace
 
 int run_fidelity_command(const std::vector<std::string>& args) {
   RuntimeArgs rt;
@@ -86,9 +107,14 @@ int run_fidelity_command(const std::vector<std::string>& args) {
                            rows.empty() ? 0 : rows[0].texts, fo.continuation, fo.prompt_tokens);
   if (!out.empty()) {
     std::filesystem::create_directories(out);
+    nlohmann::ordered_json config;
+    config["ripplekv_fidelity_config"] = 1;
+    config["options"] = resolved_options(vm);
+    config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
+    std::ofstream(out + "/config.json") << config.dump(2) << "\n";
     std::ofstream(out + "/fidelity.md") << md;
-    std::ofstream(out + "/fidelity.csv") << fidelity_csv(rows);
-    std::cerr << fmt::format("wrote {}/fidelity.md and {}/fidelity.csv\n", out, out);
+    std::ofstream(out + "/fidelity.csv") << fidelity_csv(rows);  // last: its presence marks a finished run
+    std::cerr << fmt::format("wrote {}/config.json, fidelity.md and fidelity.csv\n", out);
   }
   return 0;
 }

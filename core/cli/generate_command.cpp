@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/cli/command.h"
+#include "core/ripple/profile_runner.h"
 #include "models/generation/generate.h"
 #include "models/loaders/load_model.h"
 #include "models/tokenizer/tokenizer.h"
@@ -40,7 +41,8 @@ int run_generate(const std::vector<std::string>& args) {
   go.max_new_tokens = max_new;
   go.stop_tokens = model->config().eos_token_ids;
   if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
-  auto method = CompressionMethod::create(to_spec(ma), model->config());
+  const auto spec = resolve_ripple_profile(to_spec(ma), *model, tok, rt.model);
+  auto method = CompressionMethod::create(spec, model->config(), model->fingerprint());
   KVCache cache(model->num_layers());
   HookRegistry hooks;
   auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));

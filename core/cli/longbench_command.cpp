@@ -14,8 +14,10 @@
 #include <optional>
 
 #include "core/cli/command.h"
+#include "core/ripple/profile_runner.h"
 #include "core/compress/compression.h"
 #include "eval/chat_template.h"
+#include "eval/kept_tokens_log.h"
 #include "eval/longbench_run.h"
 #include "eval/model_presets.h"
 #include "eval/progress_bar.h"
@@ -45,33 +47,6 @@ struct LongBenchArgs {
   int64_t context_tokens = 0;
   std::string on_bad_line = "stop";
   bool longbench_e = false;
-};
-
-// HF generate's handling of stop tokens that greedy_generate lacks: min_length masks the stop
-// tokens' logits for the first `min_new` tokens (MinLengthLogitsProcessor), and the token
-// generation stopped on is kept so a non-special stop ("\n" for samsum) stays in the text.
-// Both through the model's Logits hook site, for the duration of one generation.
-class StopTokenRules {
- public:
-  StopTokenRules(HookRegistry& hooks, const std::vector<int64_t>& stop_tokens, int64_t min_new)
-      : stop_(at::tensor(stop_tokens, at::kLong)), min_new_(min_new) {
-    handle_ = hooks.add(HookSite::Logits, -1, [this](const HookContext&, at::Tensor& logits) {
-      if (steps_ < min_new_ && stop_.numel() > 0) {
-        logits.index_fill_(-1, stop_.to(logits.device()), -std::numeric_limits<float>::infinity());
-      }
-      ++steps_;
-      last_ = logits;
-    });
-  }
-  // The argmax of the last logits: the token that ended generation when it stopped.
-  int64_t last_choice() const { return last_.defined() ? last_.select(1, -1).argmax(-1).item<int64_t>() : -1; }
-
- private:
-  at::Tensor stop_;
-  int64_t min_new_;
-  int64_t steps_ = 0;
-  at::Tensor last_;
-  HookHandle handle_;
 };
 
 ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
@@ -193,8 +168,13 @@ int run_longbench(const std::vector<std::string>& args) {
     if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
   }
 
-  const CompressionSpec spec = to_spec(a.method);
-  const auto method = CompressionMethod::create(spec, mc);
+  CompressionSpec spec = to_spec(a.method);
+  if (spec.allocator == "ripple") {
+    // The profile must match these weights; without profile= it is measured (and cached) now.
+    if (!model) model = load_model(a.rt.model, lo);
+    spec = resolve_ripple_profile(spec, *model, tok, a.rt.model);
+  }
+  const auto method = CompressionMethod::create(spec, mc, model ? model->fingerprint() : "");
 
   nlohmann::ordered_json run;
   run["model"] = absolute(a.rt.model);
@@ -249,6 +229,7 @@ int run_longbench(const std::vector<std::string>& args) {
     const TaskDecoding decoding = task_decoding(task, tok);
     GenerateOptions go;
     go.max_new_tokens = decoding.max_new_tokens;
+    go.min_new_tokens = decoding.min_new_tokens;
     go.stop_tokens = model->config().eos_token_ids;
     if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
     if (tok.eos_id() >= 0) go.stop_tokens.push_back(tok.eos_id());
@@ -262,12 +243,13 @@ int run_longbench(const std::vector<std::string>& args) {
       const BuiltPrompt prompt = build_prompt(sample, task, tok, prompt_options);
       const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
       HookRegistry hooks;
-      StopTokenRules stops(hooks, go.stop_tokens, decoding.min_new_tokens);
       auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));
       KVCache cache(model->num_layers());
-      const auto r = greedy_generate(*model, ids, cache, go, &hooks, [&](KVCache& c) { session->finish(c); });
-      const std::string pred = decode_prediction(tok, r.tokens, r.stopped ? stops.last_choice() : -1);
+      CompressionReport report;
+      const auto r = greedy_generate(*model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
+      const std::string pred = decode_prediction(tok, r.tokens, r.stop_token);
       file.append(sample, pred);
+      append_kept_tokens(out, name, shard, sample.id, r.prompt_tokens, report.compressed, report.kept);
       ProgressBar::SampleStats stats;
       stats.prompt_tokens = r.prompt_tokens;
       stats.prefill_seconds = r.prefill_seconds;

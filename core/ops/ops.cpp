@@ -44,6 +44,12 @@ at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   return at::linear(gate * at::linear(x, w_up), w_down);
 }
 
+at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
+  auto gu = at::linear(x, w_gate_up);
+  const int64_t inter = w_gate_up.size(0) / 2;
+  return at::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
+}
+
 at::Tensor repeat_kv(const at::Tensor& x, int64_t n_rep) {
   if (n_rep == 1) return x;
   const auto b = x.size(0), h = x.size(1), t = x.size(2), d = x.size(3);

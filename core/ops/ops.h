@@ -24,6 +24,9 @@ at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tens
 at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::Tensor& w_up,
                       const at::Tensor& w_down);
 
+// The same with gate and up stacked as one [2 * inter, in] weight (one GEMM).
+at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down);
+
 // [B, Hkv, T, D] -> [B, Hkv * n_rep, T, D]; query head h reads KV head h / n_rep.
 at::Tensor repeat_kv(const at::Tensor& x, int64_t n_rep);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 
@@ -26,9 +27,21 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
   const auto dev = model.device();
   auto tokens = at::tensor(prompt, at::kLong).view({1, -1}).to(dev);
 
+  at::Tensor stop_ids;
+  if (options.min_new_tokens > 0 && !options.stop_tokens.empty()) {
+    stop_ids = at::tensor(options.stop_tokens, at::kLong).to(dev);
+  }
+  // Greedy choice; while fewer than min_new_tokens exist, stop tokens are masked out.
+  auto choose = [&](at::Tensor logits, int64_t generated) {
+    if (stop_ids.defined() && generated < options.min_new_tokens) {
+      logits = logits.clone().index_fill_(-1, stop_ids, -std::numeric_limits<float>::infinity());
+    }
+    return logits.argmax(-1);
+  };
+
   double t0 = now_seconds();
   auto logits = model.prefill(tokens, cache, hooks);
-  auto next = logits.argmax(-1);  // [1, 1]
+  auto next = choose(logits, 0);  // [1, 1]
   sync(next);
   r.prefill_seconds = now_seconds() - t0;
   if (after_prefill) {
@@ -41,16 +54,15 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
   t0 = now_seconds();
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {
     const int64_t id = next.item<int64_t>();
-    const auto n_done = static_cast<int64_t>(r.tokens.size());
-    if (n_done >= options.min_new_tokens &&
-        std::find(options.stop_tokens.begin(), options.stop_tokens.end(), id) != options.stop_tokens.end()) {
+    if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), id) != options.stop_tokens.end()) {
       r.stopped = true;
+      r.stop_token = id;
       break;
     }
     r.tokens.push_back(id);
     if (i + 1 == options.max_new_tokens) break;
     logits = model.decode(next.view({1, 1}), cache, hooks);
-    next = logits.argmax(-1);
+    next = choose(logits, static_cast<int64_t>(r.tokens.size()));
   }
   sync(next);
   r.decode_seconds = now_seconds() - t0;

@@ -14,13 +14,16 @@ namespace ripplekv {
 
 struct GenerateOptions {
   int64_t max_new_tokens = 128;
-  std::vector<int64_t> stop_tokens;  // generation ends after emitting one of these (not included)
-  int64_t min_new_tokens = 0;        // stop tokens are ignored before this many tokens
+  std::vector<int64_t> stop_tokens;  // generation ends on one of these (reported, not in `tokens`)
+  // Stop tokens cannot be chosen before this many tokens are generated: their logits are
+  // masked, so the next-best token is taken (HF generate's min_new_tokens / min_length).
+  int64_t min_new_tokens = 0;
 };
 
 struct GenerateResult {
   std::vector<int64_t> tokens;  // generated tokens (stop token excluded)
   bool stopped = false;         // ended on a stop token
+  int64_t stop_token = -1;      // which one (HF keeps it in the output: e.g. samsum's "\n")
   double prefill_seconds = 0;
   double compress_seconds = 0;
   double decode_seconds = 0;

@@ -13,6 +13,23 @@ LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights)
   if (static_cast<int64_t>(weights_.layers.size()) != config_.num_layers) {
     throw std::invalid_argument("LlamaModel: number of layer weights differs from the config");
   }
+  // Stack q/k/v and gate/up: one larger GEMM each instead of three and two.
+  for (auto& w : weights_.layers) {
+    const int64_t qd = w.wq.size(0), kvd = w.wk.size(0), inter = w.w_gate.size(0);
+    w.w_qkv = at::cat({w.wq, w.wk, w.wv}, 0);
+    w.wq = w.w_qkv.narrow(0, 0, qd);
+    w.wk = w.w_qkv.narrow(0, qd, kvd);
+    w.wv = w.w_qkv.narrow(0, qd + kvd, kvd);
+    if (w.bq.defined()) {
+      w.b_qkv = at::cat({w.bq, w.bk, w.bv}, 0);
+      w.bq = w.b_qkv.narrow(0, 0, qd);
+      w.bk = w.b_qkv.narrow(0, qd, kvd);
+      w.bv = w.b_qkv.narrow(0, qd + kvd, kvd);
+    }
+    w.w_gate_up = at::cat({w.w_gate, w.w_up}, 0);
+    w.w_gate = w.w_gate_up.narrow(0, 0, inter);
+    w.w_up = w.w_gate_up.narrow(0, inter, inter);
+  }
   const auto inv = rope_inverse_frequencies(config_);
   inv_freq_ = at::tensor(std::vector<double>(inv.begin(), inv.end()), at::TensorOptions().dtype(at::kDouble))
                   .to(at::kFloat)
@@ -53,9 +70,10 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   run(HookSite::LayerInput, hidden);
 
   auto x = ops::rms_norm(hidden, w.attn_norm, config_.rms_norm_eps);
-  auto q = at::linear(x, w.wq, w.bq).view({b, t, hq, d}).transpose(1, 2);
-  auto k = at::linear(x, w.wk, w.bk).view({b, t, hkv, d}).transpose(1, 2);
-  auto v = at::linear(x, w.wv, w.bv).view({b, t, hkv, d}).transpose(1, 2);
+  auto qkv = at::linear(x, w.w_qkv, w.b_qkv);  // [B, T, (Hq + 2 Hkv) D]
+  auto q = qkv.narrow(-1, 0, hq * d).view({b, t, hq, d}).transpose(1, 2);
+  auto k = qkv.narrow(-1, hq * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
+  auto v = qkv.narrow(-1, (hq + hkv) * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
   q = ops::apply_rope(q, cos, sin);
   k = ops::apply_rope(k, cos, sin);
   run(HookSite::Keys, k);
@@ -82,7 +100,7 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   hidden = hidden + at::linear(attn, w.wo);
   run(HookSite::AttnResidual, hidden);
   auto h2 = ops::rms_norm(hidden, w.ffn_norm, config_.rms_norm_eps);
-  hidden = hidden + ops::swiglu_mlp(h2, w.w_gate, w.w_up, w.w_down);
+  hidden = hidden + ops::swiglu_mlp_fused(h2, w.w_gate_up, w.w_down);
   run(HookSite::LayerOutput, hidden);
   return hidden;
 }

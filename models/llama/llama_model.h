@@ -20,6 +20,9 @@ struct LayerWeights {
   at::Tensor bq, bk, bv;            // optional biases (Qwen2)
   at::Tensor ffn_norm;              // [hidden]
   at::Tensor w_gate, w_up, w_down;  // [out, in]
+  // Filled by LlamaModel: q/k/v and gate/up stacked so that each is one GEMM; wq..w_up then
+  // become views into them (no second copy of the weights).
+  at::Tensor w_qkv, b_qkv, w_gate_up;
 };
 
 struct ModelWeights {

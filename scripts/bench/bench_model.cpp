@@ -18,6 +18,7 @@
 #include "core/compress/compression.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
+#include "random_model.h"
 
 using namespace ripplekv;
 namespace po = boost::program_options;
@@ -43,48 +44,7 @@ std::vector<int64_t> parse_list(const std::string& s) {
   return out;
 }
 
-ModelConfig tinyllama_config(int64_t layers) {
-  ModelConfig c;
-  c.architecture = "LlamaForCausalLM";
-  c.model_type = "llama";
-  c.vocab_size = 32000;
-  c.hidden_size = 2048;
-  c.num_layers = layers;
-  c.num_heads = 32;
-  c.num_kv_heads = 4;
-  c.head_dim = 64;
-  c.intermediate_size = 5632;
-  c.rms_norm_eps = 1e-5;
-  c.rope_theta = 10000;
-  c.max_position_embeddings = 16384;
-  c.validate("bench");
-  return c;
-}
-
-ModelWeights random_weights(const ModelConfig& c, at::ScalarType dtype) {
-  auto opt = at::TensorOptions().dtype(dtype);
-  auto w = [&](int64_t o, int64_t i) { return (at::randn({o, i}) * 0.02).to(dtype); };
-  auto norm = [&] { return at::ones({c.hidden_size}, opt); };
-  ModelWeights m;
-  m.embed = w(c.vocab_size, c.hidden_size);
-  const int64_t qd = c.num_heads * c.head_dim, kvd = c.num_kv_heads * c.head_dim;
-  for (int64_t l = 0; l < c.num_layers; ++l) {
-    LayerWeights lw;
-    lw.attn_norm = norm();
-    lw.ffn_norm = norm();
-    lw.wq = w(qd, c.hidden_size);
-    lw.wk = w(kvd, c.hidden_size);
-    lw.wv = w(kvd, c.hidden_size);
-    lw.wo = w(c.hidden_size, qd);
-    lw.w_gate = w(c.intermediate_size, c.hidden_size);
-    lw.w_up = w(c.intermediate_size, c.hidden_size);
-    lw.w_down = w(c.hidden_size, c.intermediate_size);
-    m.layers.push_back(std::move(lw));
-  }
-  m.final_norm = norm();
-  m.lm_head = w(c.vocab_size, c.hidden_size);
-  return m;
-}
+ModelConfig tinyllama_config(int64_t layers) { return bench::llama_shape(layers, 2048, 32, 4, 5632, 32000, 16384); }
 
 // FLOPs of a causal prefill of T tokens (multiply-adds x 2): projections, MLP, head on the
 // last token, and attention scores + weighted sum over the causal half.
@@ -138,7 +98,7 @@ int main(int argc, char** argv) try {
   while (std::getline(ds, dname, ',')) {
     const auto dtype = parse_dtype(dname);
     const double peak = device.is_cpu() ? matmul_peak_gflops(dtype) : 0.0;
-    auto weights = random_weights(cfg, dtype);
+    auto weights = bench::random_weights(cfg, dtype);
     if (!device.is_cpu()) {
       auto to = [&](at::Tensor& t) { if (t.defined()) t = t.to(device); };
       to(weights.embed); to(weights.final_norm); to(weights.lm_head);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/ripple/sensitivity_profiler.h"
+#include "random_model.h"
 
 using namespace ripplekv;
 namespace po = boost::program_options;
@@ -42,37 +43,8 @@ int main(int argc, char** argv) try {
   }
   at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
   at::manual_seed(0);
-  ModelConfig c;
-  c.architecture = "LlamaForCausalLM";
-  c.model_type = "llama";
-  c.vocab_size = vocab;
-  c.hidden_size = hidden;
-  c.num_layers = layers;
-  c.num_heads = heads;
-  c.num_kv_heads = kv_heads;
-  c.head_dim = hidden / heads;
-  c.intermediate_size = inter;
-  c.rms_norm_eps = 1e-5;
-  c.max_position_embeddings = 4096;
-  c.validate("bench");
-  auto w = [&](int64_t o, int64_t i) { return at::randn({o, i}) * (1.0 / std::sqrt(static_cast<double>(i))); };
-  ModelWeights mw;
-  mw.embed = at::randn({vocab, hidden});
-  for (int64_t l = 0; l < layers; ++l) {
-    LayerWeights lw;
-    lw.attn_norm = at::ones({hidden});
-    lw.ffn_norm = at::ones({hidden});
-    lw.wq = w(hidden, hidden);
-    lw.wk = w(kv_heads * c.head_dim, hidden);
-    lw.wv = w(kv_heads * c.head_dim, hidden);
-    lw.wo = w(hidden, hidden);
-    lw.w_gate = w(inter, hidden);
-    lw.w_up = w(inter, hidden);
-    lw.w_down = w(hidden, inter);
-    mw.layers.push_back(lw);
-  }
-  mw.final_norm = at::ones({hidden});
-  mw.lm_head = w(vocab, hidden);
+  const auto c = bench::llama_shape(layers, hidden, heads, kv_heads, inter, vocab, 4096);
+  auto mw = bench::random_weights(c, at::kFloat);
   LlamaModel model(c, mw);
   std::vector<std::vector<int64_t>> data;
   for (int64_t s = 0; s < samples; ++s) {
