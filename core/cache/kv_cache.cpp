@@ -47,16 +47,27 @@ void KVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v, in
     throw std::invalid_argument(fmt::format("KVCache::append: layer {}: position {} is before the next position {}",
                                             layer, start_pos, l.next_pos));
   }
-  if (l.len > 0 && (l.k.size(0) != k.size(0) || l.k.size(1) != k.size(1) || l.k.size(3) != k.size(3) ||
-                    l.k.scalar_type() != k.scalar_type())) {
+  const at::Tensor* kk = &k;
+  const at::Tensor* vv = &v;
+  at::Tensor k_rep, v_rep;
+  if (l.len > 0 && l.k.size(1) != k.size(1) && l.k.size(1) % k.size(1) == 0) {
+    // A layer compressed per query head holds Hq heads: new tokens are stored for each.
+    const int64_t rep = l.k.size(1) / k.size(1);
+    k_rep = k.repeat_interleave(rep, 1);
+    v_rep = v.repeat_interleave(rep, 1);
+    kk = &k_rep;
+    vv = &v_rep;
+  }
+  if (l.len > 0 && (l.k.size(0) != kk->size(0) || l.k.size(1) != kk->size(1) || l.k.size(3) != kk->size(3) ||
+                    l.k.scalar_type() != kk->scalar_type())) {
     throw std::invalid_argument(fmt::format("KVCache::append: layer {} shape/dtype differs from cached tokens", layer));
   }
   const int64_t t = k.size(2);
-  grow(l, l.len + t, k, v);
-  l.k.narrow(2, l.len, t).copy_(k);
-  l.v.narrow(2, l.len, t).copy_(v);
+  grow(l, l.len + t, *kk, *vv);
+  l.k.narrow(2, l.len, t).copy_(*kk);
+  l.v.narrow(2, l.len, t).copy_(*vv);
   auto positions = at::arange(start_pos, start_pos + t, l.pos.options());
-  l.pos.narrow(2, l.len, t).copy_(positions.view({1, 1, t}).expand({k.size(0), k.size(1), t}));
+  l.pos.narrow(2, l.len, t).copy_(positions.view({1, 1, t}).expand({kk->size(0), kk->size(1), t}));
   if (start_pos != l.next_pos) l.prefix = false;
   l.len += t;
   l.next_pos = start_pos + t;
@@ -65,8 +76,16 @@ void KVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v, in
 void KVCache::keep(int64_t layer, const at::Tensor& indices) {
   auto& l = at(layer);
   if (l.len == 0) throw std::logic_error(fmt::format("KVCache::keep: layer {} is empty", layer));
-  const auto b = l.k.size(0), h = l.k.size(1);
   at::Tensor idx = indices.to(l.k.device(), at::kLong);
+  if (idx.dim() == 3 && idx.size(1) != l.k.size(1) && idx.size(1) % l.k.size(1) == 0) {
+    // Per-query-head selection (the original SnapKV): the layer switches to holding each
+    // query head's own tokens; query head j reads KV head j / group, as repeat_kv does.
+    const int64_t rep = idx.size(1) / l.k.size(1);
+    l.k = l.k.narrow(2, 0, l.len).repeat_interleave(rep, 1);
+    l.v = l.v.narrow(2, 0, l.len).repeat_interleave(rep, 1);
+    l.pos = l.pos.narrow(2, 0, l.len).repeat_interleave(rep, 1);
+  }
+  const auto b = l.k.size(0), h = l.k.size(1);
   if (idx.dim() == 1) idx = idx.view({1, 1, -1}).expand({b, h, idx.size(0)});
   if (idx.dim() != 3 || idx.size(0) != b || idx.size(1) != h) {
     throw std::invalid_argument(fmt::format(

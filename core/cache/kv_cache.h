@@ -37,7 +37,10 @@ class KVCache {
   bool is_prefix(int64_t layer) const { return at(layer).prefix; }
 
   // Keeps only the cached tokens at `indices` ([B, Hkv, n] or [n] for all heads), in
-  // ascending position order, and releases the rest of the layer's memory.
+  // ascending position order, and releases the rest of the layer's memory. Indices for
+  // [B, Hq, n] (a multiple of the cached heads) switch the layer to per-query-head storage
+  // (the original SnapKV's layout; group_size x the memory), and later appends are stored
+  // for every query head.
   void keep(int64_t layer, const at::Tensor& indices);
 
   // Views of the cached tokens (valid until the next mutation of this layer).

@@ -112,3 +112,40 @@ TEST_CASE("Compression: bad methods and budgets are clear errors", "[core][compr
   HookRegistry hooks;
   CHECK_THROWS_WITH(method->begin(hooks, 20), Contains("fewer than the observation window"));
 }
+
+TEST_CASE("SnapKV per query head (gqa=none) keeps each query head's own tokens", "[core][compress]") {
+  auto model = load_model(test::fixture("compression/model"), {});
+  const auto& cfg = model->config();
+  const int64_t t = 90, budget = 30;
+  auto r = run(*model, {"snapkv", "uniform", budget, {{"window", "8"}, {"gqa", "none"}}}, t);
+  REQUIRE(r.report.compressed);
+  const int64_t per_token_q = cfg.num_heads * cfg.head_dim * 2 * 4;  // bytes per token at query-head granularity
+  CHECK(r.report.kept_bytes == cfg.num_layers * budget * per_token_q);
+  for (int64_t l = 0; l < cfg.num_layers; ++l) {
+    auto pos = r.cache.positions(l);
+    REQUIRE(pos.size(1) == cfg.num_heads);       // one slot per query head
+    CHECK(pos.size(2) == budget + 1);            // kept prompt tokens + the decoded one
+    CHECK(pos.select(2, -1).eq(t).all().item<bool>());
+    CHECK(at::equal(pos[0][0].narrow(0, budget - 8, 8), at::arange(t - 8, t, at::kLong)));
+  }
+  // Heads of one group may keep different tokens (that is the point of the mode).
+  bool any_differs = false;
+  for (int64_t l = 0; l < cfg.num_layers; ++l) {
+    auto pos = r.cache.positions(l)[0];
+    any_differs = any_differs || !at::equal(pos[0], pos[1]);
+  }
+  CHECK(any_differs);
+  // Query head j stores the keys of KV head j / group at the positions it kept.
+  auto full = run(*model, {"full", "uniform", 0, {}}, t);
+  const int64_t group = cfg.num_heads / cfg.num_kv_heads;
+  for (int64_t l = 0; l < cfg.num_layers; ++l) {
+    auto pos = r.cache.positions(l)[0];
+    auto keys = r.cache.keys(l)[0];
+    auto full_keys = full.cache.keys(l)[0];
+    for (int64_t j = 0; j < cfg.num_heads; ++j) {
+      // The kept prompt slots (the last slot is the decoded token, computed after eviction).
+      auto kept = pos[j].narrow(0, 0, budget);
+      CHECK(at::equal(keys[j].narrow(0, 0, budget), full_keys[j / group].index_select(0, kept)));
+    }
+  }
+}

@@ -2,7 +2,8 @@
 // queries vote for the keys they attend to; votes are smoothed by 1-D pooling and the
 // top-scoring tokens are kept alongside the window. Defaults follow KVCache-Factory's
 // LongBench runs (window 32, kernel 7, max pooling); GQA groups are combined by mean as in
-// kvpress (SnapKVPress), or max / sum.
+// kvpress (SnapKVPress), or max / sum, or not at all (gqa=none: per query head, as the
+// original SnapKV code, at group_size x the cache memory).
 #include "core/compress/selectors/selectors.h"
 
 #include <fmt/format.h>
@@ -17,7 +18,7 @@ class SnapKvSelector final : public TokenSelector {
     window_ = o.get_int("window", 32, "snapkv");
     kernel_ = o.get_int("kernel", 7, "snapkv");
     pooling_ = o.get_string("pooling", "max", "snapkv", {"max", "avg", "none"});
-    gqa_ = o.get_string("gqa", "mean", "snapkv", {"mean", "max", "sum"});
+    gqa_ = o.get_string("gqa", "mean", "snapkv", {"mean", "max", "sum", "none"});
     if (window_ < 1) throw std::invalid_argument(fmt::format("snapkv: window={} must be >= 1", window_));
     if (kernel_ < 1 || kernel_ % 2 == 0) {
       throw std::invalid_argument(fmt::format("snapkv: kernel={} must be a positive odd number", kernel_));
@@ -38,7 +39,9 @@ class SnapKvSelector final : public TokenSelector {
                                : at::avg_pool1d(flat, {kernel_}, {1}, {kernel_ / 2});
       votes = flat.view({b, hq, t - w});
     }
-    auto per_kv = combine_gqa(votes, obs.group_size, gqa_);
+    // gqa=none: one selection per query head, as the original SnapKV code (which repeats the
+    // KV heads first); the cache then holds group_size x the tokens' memory for this layer.
+    auto per_kv = gqa_ == "none" ? votes : combine_gqa(votes, obs.group_size, gqa_);
     return at::constant_pad_nd(per_kv, {0, w}, 0.0);  // the window is forced; its score is unused
   }
 
