@@ -27,3 +27,6 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(${RIPPLEKV_EVAL_SOURCES} PROPERTIES
     COMPILE_OPTIONS "-ffp-contract=off;-fno-fast-math")
 endif()
+
+# Per-layer kept tokens of LongBench runs (for plots); plain arithmetic, no metric parity needed.
+list(APPEND RIPPLEKV_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/kept_tokens_log.cpp)

@@ -1,0 +1,78 @@
+#include "eval/kept_tokens_log.h"
+
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ripplekv::eval {
+namespace fs = std::filesystem;
+
+fs::path kept_tokens_path(const fs::path& out_dir, const std::string& task, const Shard& shard) {
+  if (shard.is_whole()) return out_dir / "kept" / (task + ".jsonl");
+  return out_dir / "kept" / fmt::format("{}.shard-{}-of-{}.jsonl", task, shard.index, shard.count);
+}
+
+void append_kept_tokens(const fs::path& out_dir, const std::string& task, const Shard& shard,
+                        const std::string& sample_id, int64_t prompt_tokens, bool compressed,
+                        const std::vector<int64_t>& kept) {
+  const auto path = kept_tokens_path(out_dir, task, shard);
+  fs::create_directories(path.parent_path());
+  nlohmann::ordered_json j;
+  j["_id"] = sample_id;
+  j["prompt_tokens"] = prompt_tokens;
+  j["compressed"] = compressed;
+  j["kept"] = kept;
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  out.flush();
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+}
+
+KeptTokensSummary summarize_kept_tokens(const fs::path& out_dir) {
+  KeptTokensSummary s;
+  const auto dir = out_dir / "kept";
+  if (!fs::is_directory(dir)) return s;
+  struct Line {
+    int64_t prompt_tokens;
+    bool compressed;
+    std::vector<int64_t> kept;
+  };
+  std::map<std::string, Line> by_sample;  // "<file>/<id>" -> its last line
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".jsonl") continue;
+    // The task is the file name up to its first '.', shards of one task share their ids.
+    const auto task = entry.path().filename().string().substr(0, entry.path().filename().string().find('.'));
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string text;
+    while (std::getline(in, text)) {
+      try {
+        const auto j = nlohmann::json::parse(text);
+        by_sample[task + "/" + j.at("_id").get<std::string>()] = {
+            j.at("prompt_tokens").get<int64_t>(), j.at("compressed").get<bool>(),
+            j.at("kept").get<std::vector<int64_t>>()};
+      } catch (const std::exception&) {
+        continue;  // a torn last line of a killed run
+      }
+    }
+  }
+  bool any_compressed = false;
+  for (const auto& [id, line] : by_sample) any_compressed = any_compressed || line.compressed;
+  for (const auto& [id, line] : by_sample) {
+    if (any_compressed && !line.compressed) continue;
+    if (s.mean_kept.empty()) s.mean_kept.assign(line.kept.size(), 0.0);
+    if (line.kept.size() != s.mean_kept.size()) continue;  // another model's line; cannot be averaged
+    for (std::size_t l = 0; l < line.kept.size(); ++l) s.mean_kept[l] += static_cast<double>(line.kept[l]);
+    s.mean_prompt_tokens += static_cast<double>(line.prompt_tokens);
+    ++s.samples;
+  }
+  if (s.samples > 0) {
+    for (auto& v : s.mean_kept) v /= static_cast<double>(s.samples);
+    s.mean_prompt_tokens /= static_cast<double>(s.samples);
+  }
+  return s;
+}
+
+}  // namespace ripplekv::eval
