@@ -7,10 +7,7 @@
 namespace ripplekv::eval {
 namespace {
 
-bool is_special_id(const Tokenizer& tokenizer, int id) {
-  return id == tokenizer.bos_id() || id == tokenizer.eos_id() || id == tokenizer.unk_id() ||
-         id == tokenizer.pad_id();
-}
+bool is_special_id(const Tokenizer& tokenizer, int id) { return tokenizer.is_special(id); }
 
 const ChatTemplate& template_for(const LongBenchTask& task, const PromptOptions& options) {
   static const ChatTemplate kNoTemplate{};

@@ -14,6 +14,8 @@ if(RIPPLEKV_WITH_EVAL)  # the LongBench commands need eval/
     ${CMAKE_CURRENT_LIST_DIR}/longbench_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_score_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_merge_command.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/sweep_command.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/table_command.cpp
   )
   target_compile_definitions(ripplekv PRIVATE RIPPLEKV_WITH_EVAL=1)
 endif()

@@ -48,7 +48,7 @@ void add_runtime_options(po::options_description& desc, RuntimeArgs& a, bool mod
   if (model_required) model->required();
   desc.add_options()("model", model, "HF checkpoint directory (config.json + safetensors) or llama2.c .bin file")(
       "tokenizer", po::value<std::string>(&a.tokenizer)->default_value(""),
-      "sentencepiece .model (default: found beside the model)")(
+      "sentencepiece .model or HF tokenizer.json (default: found beside the model)")(
       "dtype", po::value<std::string>(&a.dtype)->default_value(a.dtype), "float32 | bfloat16 | float16")(
       "device", po::value<std::string>(&a.device)->default_value(a.device), "cpu | cuda | cuda:N")(
       "threads", po::value<int>(&a.threads)->default_value(0), "CPU threads for LibTorch (0 = all cores)");

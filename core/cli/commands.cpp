@@ -11,6 +11,8 @@ int run_fidelity_command(const std::vector<std::string>& args);
 int run_longbench(const std::vector<std::string>& args);
 int run_longbench_score(const std::vector<std::string>& args);
 int run_longbench_merge(const std::vector<std::string>& args);
+int run_sweep(const std::vector<std::string>& args);
+int run_table(const std::vector<std::string>& args);
 #endif
 
 const std::vector<Command>& commands() {
@@ -24,6 +26,10 @@ const std::vector<Command>& commands() {
        run_longbench},
       {"longbench-score", "score a folder of LongBench predictions as the official eval.py does", run_longbench_score},
       {"longbench-merge", "merge the shards of a `longbench --shard i/n` run and score it", run_longbench_merge},
+      {"sweep", "run a grid of longbench / fidelity runs from a sweep file; skips complete runs, shardable",
+       run_sweep},
+      {"table", "LongBench and fidelity results as paper tables (Markdown, CSV, LaTeX) + summary.json for plots",
+       run_table},
 #endif
   };
   return table;

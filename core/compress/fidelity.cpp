@@ -70,6 +70,7 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
   for (const auto& m : methods) {
     for (auto b : budgets) {
       auto spec = parse_method(m, b);
+      if (spec.selector == "full" && b != budgets.front()) continue;  // one row: budgets do not apply
       if (resolve) spec = resolve(spec);
       variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.fingerprint()), {}, 0, 0, 0});
     }
@@ -108,7 +109,8 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
 std::string fidelity_markdown(const std::vector<FidelityRow>& rows) {
   std::string s = "| method | budget | KL mean | KL p90 | KL max | top-1 agree | KV kept |\n|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
-    s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {:.3f} | {:.1f}% |\n", r.method, r.budget, r.kl_mean,
+    s += fmt::format("| {} | {} | {:.4f} | {:.4f} | {:.4f} | {:.3f} | {:.1f}% |\n", r.method,
+                     r.method == "full" ? std::string("-") : std::to_string(r.budget), r.kl_mean,
                      r.kl_p90, r.kl_max, r.top1_agreement, 100 * r.kv_fraction);
   }
   return s;

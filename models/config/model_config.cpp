@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -190,6 +191,22 @@ ModelConfig parse_hf_config_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_hf_config_text(ss.str(), path);
+}
+
+void add_generation_config_eos(ModelConfig& c, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return;
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+  for (auto id : id_list(j, "eos_token_id", path)) {
+    if (std::find(c.eos_token_ids.begin(), c.eos_token_ids.end(), id) == c.eos_token_ids.end()) {
+      c.eos_token_ids.push_back(id);
+    }
+  }
 }
 
 std::vector<double> rope_inverse_frequencies(const ModelConfig& c) {

@@ -48,6 +48,10 @@ struct ModelConfig {
 ModelConfig parse_hf_config_file(const std::string& path);
 ModelConfig parse_hf_config_text(const std::string& json_text, const std::string& source);
 
+// Adds the stop ids of a generation_config.json (if the file exists) to eos_token_ids: chat
+// models often list more there (Llama-3-Instruct: <|eot_id|> besides <|end_of_text|>).
+void add_generation_config_eos(ModelConfig& config, const std::string& path);
+
 // RoPE inverse frequencies [head_dim / 2] after the configured scaling (as HF computes them).
 std::vector<double> rope_inverse_frequencies(const ModelConfig& config);
 

@@ -108,6 +108,7 @@ std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const Lo
     throw std::invalid_argument(fmt::format("{}: no config.json in the model directory", model_dir));
   }
   ModelConfig c = parse_hf_config_file(config_path);
+  add_generation_config_eos(c, (fs::path(model_dir) / "generation_config.json").string());
   SafetensorsCheckpoint ckpt(model_dir);
   TensorTaker t(ckpt, model_dir, options);
   const int64_t h = c.hidden_size, qd = c.num_heads * c.head_dim, kvd = c.num_kv_heads * c.head_dim;

@@ -1,11 +1,14 @@
 #include "models/tokenizer/tokenizer.h"
 
+#include "models/tokenizer/bpe_tokenizer.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <stdexcept>
 
@@ -74,12 +77,27 @@ const Tokenizer::Api& load_api() {
   return api;
 }
 
+// A sentencepiece model is a protobuf; a tokenizer.json is a JSON object. Only the first
+// non-blank byte is looked at.
+bool looks_like_json_object(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c)) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c == '{';
+  }
+  return false;
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
   if (!fs::exists(model_path) || fs::is_directory(model_path)) {
-    throw std::invalid_argument(fmt::format("{}: tokenizer model not found (give a sentencepiece .model file with "
-                                            "--tokenizer)", model_path));
+    throw std::invalid_argument(fmt::format("{}: tokenizer model not found (give a sentencepiece .model file or a "
+                                            "Hugging Face tokenizer.json with --tokenizer)", model_path));
+  }
+  if (looks_like_json_object(model_path)) {
+    bpe_ = std::make_unique<bpe::BpeTokenizer>(model_path);
+    return;
   }
   api_ = &load_api();
   char err[512] = {0};
@@ -94,6 +112,11 @@ Tokenizer::~Tokenizer() {
 }
 
 std::vector<int> Tokenizer::encode(const std::string& text, bool add_bos) const {
+  if (bpe_) {
+    auto ids = bpe_->encode(text);
+    if (add_bos && bpe_->add_bos()) ids.insert(ids.begin(), bpe_->bos_id());
+    return ids;
+  }
   std::vector<int> ids(text.size() + 16);
   char err[512] = {0};
   long n = api_->encode(handle_, text.data(), text.size(), ids.data(), ids.size(), err, sizeof(err));
@@ -108,6 +131,7 @@ std::vector<int> Tokenizer::encode(const std::string& text, bool add_bos) const 
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  if (bpe_) return bpe_->decode(ids);
   const int vs = vocab_size();
   for (int id : ids) {
     if (id < 0 || id >= vs) throw std::invalid_argument(fmt::format("decode: id {} outside the vocabulary [0, {})", id, vs));
@@ -125,6 +149,7 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 }
 
 std::string Tokenizer::id_to_piece(int id) const {
+  if (bpe_) return bpe_->id_to_piece(id);
   std::string out(64, '\0');
   long n = api_->id_to_piece(handle_, id, out.data(), out.size());
   if (n < 0) throw std::invalid_argument(fmt::format("id_to_piece: id {} outside the vocabulary", id));
@@ -136,12 +161,19 @@ std::string Tokenizer::id_to_piece(int id) const {
   return out;
 }
 
-int Tokenizer::piece_to_id(const std::string& piece) const { return api_->piece_to_id(handle_, piece.c_str()); }
-int Tokenizer::vocab_size() const { return api_->vocab_size(handle_); }
-int Tokenizer::bos_id() const { return api_->special(handle_, 0); }
-int Tokenizer::eos_id() const { return api_->special(handle_, 1); }
-int Tokenizer::unk_id() const { return api_->special(handle_, 2); }
-int Tokenizer::pad_id() const { return api_->special(handle_, 3); }
+int Tokenizer::piece_to_id(const std::string& piece) const {
+  return bpe_ ? bpe_->piece_to_id(piece) : api_->piece_to_id(handle_, piece.c_str());
+}
+int Tokenizer::vocab_size() const { return bpe_ ? bpe_->vocab_size() : api_->vocab_size(handle_); }
+int Tokenizer::bos_id() const { return bpe_ ? bpe_->bos_id() : api_->special(handle_, 0); }
+int Tokenizer::eos_id() const { return bpe_ ? bpe_->eos_id() : api_->special(handle_, 1); }
+int Tokenizer::unk_id() const { return bpe_ ? bpe_->unk_id() : api_->special(handle_, 2); }
+bool Tokenizer::is_special(int id) const {
+  if (bpe_) return bpe_->is_special(id);
+  return id >= 0 && (id == bos_id() || id == eos_id() || id == unk_id() || id == pad_id());
+}
+
+int Tokenizer::pad_id() const { return bpe_ ? bpe_->pad_id() : api_->special(handle_, 3); }
 
 std::string find_tokenizer(const std::string& model_path, const std::string& explicit_path, int vocab_size) {
   if (!explicit_path.empty()) return explicit_path;
@@ -149,16 +181,19 @@ std::string find_tokenizer(const std::string& model_path, const std::string& exp
   std::vector<fs::path> candidates;
   if (fs::is_directory(p)) {
     candidates.push_back(p / "tokenizer.model");
+    candidates.push_back(p / "tokenizer.json");
   } else {
     candidates.push_back(p.parent_path() / "tokenizer.model");
     candidates.push_back(p.parent_path() / fmt::format("tok{}.model", vocab_size));
   }
+  std::string looked;
   for (const auto& c : candidates) {
     if (fs::exists(c)) return c.string();
+    looked += (looked.empty() ? "" : ", ") + c.string();
   }
   throw std::invalid_argument(fmt::format(
-      "{}: no tokenizer found (looked for {}); pass --tokenizer PATH to a sentencepiece .model file "
-      "(HF tokenizer.json-only models are not supported)", model_path, candidates.front().string()));
+      "{}: no tokenizer found (looked for {}); pass --tokenizer PATH to a sentencepiece .model file or a "
+      "Hugging Face tokenizer.json", model_path, looked));
 }
 
 }  // namespace ripplekv

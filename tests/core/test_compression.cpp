@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/compress/compression.h"
+#include "core/compress/fidelity.h"
 #include "models/loaders/load_model.h"
 #include "test_paths.h"
 
@@ -148,4 +149,42 @@ TEST_CASE("SnapKV per query head (gqa=none) keeps each query head's own tokens",
       CHECK(at::equal(keys[j].narrow(0, 0, budget), full_keys[j / group].index_select(0, kept)));
     }
   }
+}
+
+TEST_CASE("Fidelity: the full cache has KL 0, compression costs KL, an uncompressed prompt costs none",
+          "[core][compress][fidelity]") {
+  auto model = load_model(test::fixture("compression/model"), {});
+  at::manual_seed(5);
+  std::vector<std::vector<int64_t>> texts;
+  for (int i = 0; i < 2; ++i) {
+    auto t = at::randint(3, 256, {120}, at::kLong);
+    texts.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + 120);
+  }
+  texts.push_back({1, 2, 3});  // too short: skipped
+  FidelityOptions o;
+  o.prompt_tokens = 96;
+  o.continuation = 16;
+  auto rows = run_fidelity(*model, texts, {"full", "snapkv@window=8", "streamingllm"}, {24, 96}, o);
+  REQUIRE(rows.size() == 5);  // full once, then 2 budgets for each other method
+  CHECK(rows[0].method == "full");
+  CHECK(rows[0].kl_max == 0.0);
+  CHECK(rows[0].top1_agreement == 1.0);
+  CHECK(rows[0].texts == 2);
+  CHECK(rows[0].positions == 2 * 16);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    INFO(rows[i].method << " budget " << rows[i].budget);
+    if (rows[i].budget == 96) {  // budget == prompt: not compressed, identical to full
+      CHECK(rows[i].kl_max == 0.0);
+      CHECK(rows[i].compressed_texts == 0);
+    } else {
+      CHECK(rows[i].kl_mean > 0.0);
+      CHECK(rows[i].compressed_texts == 2);
+      CHECK(rows[i].kv_fraction == Approx(24.0 / 96.0));
+    }
+  }
+  const auto md = fidelity_markdown(rows);
+  CHECK(md.find("| snapkv@window=8 | 24 |") != std::string::npos);
+  CHECK(fidelity_csv(rows).find("method,budget,texts") == 0);
+  CHECK_THROWS_WITH(run_fidelity(*model, {{1, 2, 3}}, {"snapkv"}, {24}, o), Catch::Contains("no text has"));
+  CHECK_THROWS_WITH(run_fidelity(*model, texts, {"snapkvv"}, {24}, o), Catch::Contains("unknown method"));
 }

@@ -31,7 +31,7 @@ struct Run {
 };
 
 // Runs `ripplekv <args>` in the repository root.
-Run ripplekv(const std::string& args) {
+Run run_ripplekv(const std::string& args) {
   const std::string cmd = "cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && " + RIPPLEKV_BINARY + " " + args + " 2>&1";
   Run r;
   std::FILE* p = ::popen(cmd.c_str(), "r");
@@ -83,7 +83,7 @@ void fake_longbench_run(const fs::path& dir) {
 
 // The long option names a command's --help lists.
 std::set<std::string> help_options(const std::string& command) {
-  const auto r = ripplekv(command + " --help");
+  const auto r = run_ripplekv(command + " --help");
   REQUIRE(r.status == 0);
   std::set<std::string> names;
   const std::regex re(R"(^\s+(?:-\w \[ )?--([a-z0-9-]+))");
@@ -98,30 +98,30 @@ std::set<std::string> help_options(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("--config: options from a file, the command line wins, unknown keys name key and file",
+TEST_CASE("config files: options from --config FILE, the command line wins, unknown keys name key and file",
           "[sweep][cli][config]") {
   const auto dir = scratch("config");
   fake_longbench_run(dir / "runs" / "one");
   write(dir / "t.ini", "# a table config\nruns = " + (dir / "runs").string() + "   # inline comment\nout = " +
                            (dir / "from-file").string() + "\n");
-  auto r = ripplekv("table --config " + (dir / "t.ini").string());
+  auto r = run_ripplekv("table --config " + (dir / "t.ini").string());
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(fs::exists(dir / "from-file" / "longbench.md"));
-  r = ripplekv("table --config " + (dir / "t.ini").string() + " --out " + (dir / "from-cli").string());
+  r = run_ripplekv("table --config " + (dir / "t.ini").string() + " --out " + (dir / "from-cli").string());
   REQUIRE(r.status == 0);
   CHECK(fs::exists(dir / "from-cli" / "longbench.md"));
   CHECK_THAT(read(dir / "from-cli" / "table_config.json"), Contains("from-cli"));
 
   write(dir / "bad.ini", "runs = x\nouts = y\n");
-  r = ripplekv("table --config " + (dir / "bad.ini").string());
+  r = run_ripplekv("table --config " + (dir / "bad.ini").string());
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("outs"));
   CHECK_THAT(r.output, Contains("bad.ini"));
   // A [section] prefixes its keys (Boost's config-file syntax): "[table] runs" is the option
   // "table.runs", which no command declares.
   write(dir / "sections.ini", "[table]\nruns = x\n");
-  r = ripplekv("table --config " + (dir / "sections.ini").string() + " --out x");
+  r = run_ripplekv("table --config " + (dir / "sections.ini").string() + " --out x");
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("table.runs"));
   CHECK_THAT(r.output, Contains("sections.ini"));
@@ -140,28 +140,28 @@ TEST_CASE("sweep: the kinds' option lists are the commands' own options", "[swee
 
 TEST_CASE("sweep: the shipped sweep files expand (dry run)", "[sweep][cli]") {
   const auto out = scratch("dry");
-  auto r = ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --out " + out.string());
+  auto r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --out " + out.string());
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK_THAT(r.output, Contains("20 runs in the grid"));
   CHECK_THAT(r.output, Contains("dry run: 20 to run, 0 complete"));
   CHECK_FALSE(fs::exists(out / "sweep.json"));  // a dry run writes nothing
-  r = ripplekv("sweep --config configs/sweeps/ratio_ablation.ini --dry-run --out " + out.string());
+  r = run_ripplekv("sweep --config configs/sweeps/ratio_ablation.ini --dry-run --out " + out.string());
   CHECK(r.status == 0);
   CHECK_THAT(r.output, Contains("12 runs in the grid"));
-  r = ripplekv("sweep --config configs/sweeps/longbench_table.ini --dry-run --out " + out.string() +
+  r = run_ripplekv("sweep --config configs/sweeps/longbench_table.ini --dry-run --out " + out.string() +
                " --shard 3/8 --set method.ripple.ratio=2");
   CHECK(r.status == 0);
   CHECK_THAT(r.output, Contains("43 runs in the grid, 5 in shard 3/8"));
   // Bad input reaches the user as an error with exit status 2.
-  r = ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set budget=lots");
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set budget=lots");
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("\"lots\" is not an integer"));
   write(out / "dup.ini", "[sweep]\nkinds = fidelity\n[common]\nmethod = pyramidkv | snapkv:pyramid\nbudget = 8\n");
-  r = ripplekv("sweep --config " + (out / "dup.ini").string() + " --dry-run --out " + out.string());
+  r = run_ripplekv("sweep --config " + (out / "dup.ini").string() + " --dry-run --out " + out.string());
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("resolve to the same fidelity configuration"));
-  r = ripplekv("sweep --config configs/sweeps/demo.ini --shard 2/2 --dry-run");
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --shard 2/2 --dry-run");
   CHECK(r.status == 2);
   fs::remove_all(out);
 }
@@ -170,7 +170,7 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   const auto out = scratch("demo");
   const std::string sweep = "sweep --config configs/sweeps/demo.ini --out " + out.string();
 
-  auto r = ripplekv(sweep + " --shard 1/2");
+  auto r = run_ripplekv(sweep + " --shard 1/2");
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(count(r.output, ": running (") == 10);
@@ -184,10 +184,10 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   }
 
   // The other shard, then the whole grid: nothing twice.
-  r = ripplekv(sweep + " --shard 0/2");
+  r = run_ripplekv(sweep + " --shard 0/2");
   REQUIRE(r.status == 0);
   CHECK(count(r.output, ": running (") == 10);
-  r = ripplekv(sweep);
+  r = run_ripplekv(sweep);
   REQUIRE(r.status == 0);
   CHECK(count(r.output, ": running (") == 0);
   CHECK(count(r.output, ": complete, skipped") == 20);
@@ -204,9 +204,9 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   const auto samsum = read(longbench_dir / "samsum.jsonl");
   write(longbench_dir / "samsum.jsonl", samsum.substr(0, samsum.find('\n') + 1) + "{\"pred\": \"torn");
   fs::remove(fidelity_dir / "fidelity.csv");
-  r = ripplekv(sweep + " --dry-run");
+  r = run_ripplekv(sweep + " --dry-run");
   CHECK_THAT(r.output, Contains("dry run: 2 to run, 18 complete"));
-  r = ripplekv(sweep);
+  r = run_ripplekv(sweep);
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(count(r.output, ": running (") == 2);
@@ -217,7 +217,7 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   CHECK(fs::exists(fidelity_dir / "fidelity.csv"));
 
   // Tables and the plots' summary.
-  r = ripplekv("table --runs " + out.string() + " --out " + (out / "tables").string());
+  r = run_ripplekv("table --runs " + out.string() + " --out " + (out / "tables").string());
   INFO(r.output);
   REQUIRE(r.status == 0);
   for (const char* f : {"longbench.md", "longbench.csv", "longbench.tex", "fidelity.md", "fidelity.csv",
@@ -242,7 +242,7 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   const auto other = out.parent_path() / (out.filename().string() + "-other");
   fs::remove_all(other);
   fake_longbench_run(other / "one");
-  r = ripplekv("table --runs " + out.string() + " " + other.string() + " --out " + (out / "mixed").string());
+  r = run_ripplekv("table --runs " + out.string() + " " + other.string() + " --out " + (out / "mixed").string());
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("different task sets"));
   fs::remove_all(other);

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <fstream>
 
@@ -170,4 +171,18 @@ TEST_CASE("llama2.c: truncated or foreign files are clear errors", "[models][bad
   CHECK_THROWS_WITH(load_model((t.path / "text.bin").string(), {}), Catch::Contains("bad llama2.c header"));
   CHECK_THROWS_WITH(load_model("/nonexistent/model", {}), Catch::Contains("does not exist"));
   CHECK_THROWS_WITH(parse_dtype("float64"), Catch::Contains("float32, bfloat16 or float16"));
+}
+
+TEST_CASE("generation_config.json adds its stop tokens; a malformed one is a clear error", "[models][config]") {
+  TempDir t;
+  const auto src = fs::path(test::fixture("hf/qwen2"));
+  for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(src / f, t.path / f);
+  write_file(t.path / "generation_config.json", R"({"eos_token_id": [2, 7], "bos_token_id": 1})");
+  auto model = load_model(t.path.string(), {});
+  const auto& eos = model->config().eos_token_ids;
+  CHECK(std::count(eos.begin(), eos.end(), 2) == 1);
+  CHECK(std::count(eos.begin(), eos.end(), 7) == 1);
+  write_file(t.path / "generation_config.json", "{oops");
+  CHECK_THROWS_WITH(load_model(t.path.string(), {}), Catch::Contains("generation_config.json") &&
+                                                         Catch::Contains("not valid JSON"));
 }

@@ -1,0 +1,74 @@
+// Gathering finished runs for tables and plots: every `ripplekv longbench --out` folder
+// (config.json + result.json) and `ripplekv fidelity --out` folder (fidelity.csv) under the
+// given roots, with what each run was (from the sweep's sweep_run.json when a sweep made it,
+// else from the run's own config), its scores and per-layer kept tokens. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/kept_tokens_log.h"
+
+namespace ripplekv::experiments {
+
+struct RunIdentity {
+  std::string method;  // the sweep's method name, or the preset name of selector x allocator
+  std::string selector, allocator;
+  bool full = false;   // full cache (no budget)
+  int64_t budget = 0;
+  std::map<std::string, std::string> options;  // policy options
+};
+
+struct LongBenchResult {
+  std::filesystem::path dir;
+  std::string model;               // the model's folder or file name
+  RunIdentity id;
+  std::vector<std::string> tasks;  // in the task table's order
+  std::map<std::string, double> scores;
+  std::optional<double> avg;       // mean of the task scores, rounded like eval.py
+  eval::KeptTokensSummary kept;
+};
+
+struct FidelityResult {
+  std::filesystem::path dir;
+  std::string model;     // "" when the folder has no config.json
+  std::string settings;  // the texts and lengths compared ("" when unknown)
+  RunIdentity id;
+  int64_t texts = 0, positions = 0;
+  double kl_mean = 0, kl_p90 = 0, kl_max = 0, top1 = 0, kv_fraction = 0;
+};
+
+struct GatheredResults {
+  std::vector<LongBenchResult> longbench;
+  std::vector<FidelityResult> fidelity;
+  std::vector<std::string> incomplete;  // "dir: why", runs left out
+};
+
+// The preset name of a selector x allocator pair ("snapkv" x "pyramid" -> "pyramidkv"); the
+// program passes one backed by the method preset table.
+using MethodNamer = std::function<std::string(const std::string& selector, const std::string& allocator)>;
+
+// Walks each root (a run folder or any folder above run folders). Throws std::invalid_argument
+// for a missing root, a root without any run, or a LongBench-E result (scored per length
+// bucket, not tabled).
+GatheredResults gather_results(const std::vector<std::filesystem::path>& roots, const MethodNamer& name_of);
+
+// "RippleKV" for "ripple", "FullKV" for "full", ...; other names as they are.
+std::string method_display_name(const std::string& method);
+
+// Row labels: the method's display name, plus the policy options whose values differ between
+// runs of the same model and method ("RippleKV (r=2)"); paths show their file name.
+std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& model_and_ids);
+
+// summary.json for scripts/plot_results.py: every run with its model, method, label, budget,
+// ratio, options, scores / fidelity figures and mean kept tokens per layer.
+nlohmann::ordered_json results_summary(const GatheredResults& results);
+
+}  // namespace ripplekv::experiments

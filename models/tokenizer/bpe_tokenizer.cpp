@@ -1,0 +1,291 @@
+#include "models/tokenizer/bpe_tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/tokenizer/byte_level.h"
+#include "models/tokenizer/unicode_props.h"
+#include "models/tokenizer/utf8.h"
+
+namespace ripplekv::bpe {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+}
+
+// A null/absent field, or one equal to `allowed`; anything else is unsupported.
+void require_field(const std::string& path, const json& obj, const std::string& where, const char* key,
+                   const json& allowed) {
+  if (!obj.contains(key) || obj[key].is_null() || obj[key] == allowed) return;
+  throw std::invalid_argument(fmt::format("{}: {}.{} = {} is not supported (only {})", path, where, key,
+                                          obj[key].dump(), allowed.dump()));
+}
+
+std::string type_of(const json& j) { return j.is_object() && j.contains("type") ? j["type"].dump() : j.dump(); }
+
+SplitPattern parse_pre_tokenizer(const std::string& path, const json& pt) {
+  const std::string expected =
+      "a Sequence of Split (the Llama-3 or Qwen2 regex, behavior Isolated) and ByteLevel (add_prefix_space "
+      "false, use_regex false)";
+  if (!pt.is_object() || pt.value("type", "") != "Sequence" || !pt.contains("pretokenizers") ||
+      !pt["pretokenizers"].is_array() || pt["pretokenizers"].size() != 2) {
+    throw std::invalid_argument(
+        fmt::format("{}: pre_tokenizer {} is not supported (only {})", path, type_of(pt), expected));
+  }
+  const json& split = pt["pretokenizers"][0];
+  const json& byte_level = pt["pretokenizers"][1];
+  if (split.value("type", "") != "Split" || byte_level.value("type", "") != "ByteLevel") {
+    throw std::invalid_argument(fmt::format("{}: pre_tokenizer Sequence of {} and {} is not supported (only {})",
+                                            path, type_of(split), type_of(byte_level), expected));
+  }
+  require_field(path, split, "pre_tokenizer.Split", "behavior", "Isolated");
+  require_field(path, split, "pre_tokenizer.Split", "invert", false);
+  require_field(path, byte_level, "pre_tokenizer.ByteLevel", "add_prefix_space", false);
+  require_field(path, byte_level, "pre_tokenizer.ByteLevel", "use_regex", false);
+  if (!split.contains("pattern") || !split["pattern"].is_object() || !split["pattern"].contains("Regex") ||
+      !split["pattern"]["Regex"].is_string()) {
+    throw std::invalid_argument(fmt::format("{}: pre_tokenizer.Split.pattern {} is not supported (only the Regex of "
+                                            "Llama-3 or Qwen2)", path, split.value("pattern", json()).dump()));
+  }
+  const auto regex = split["pattern"]["Regex"].get<std::string>();
+  const auto pattern = recognize_split_regex(regex);
+  if (!pattern) {
+    throw std::invalid_argument(fmt::format("{}: pre_tokenizer.Split regex {} is not supported (only the Llama-3 "
+                                            "and Qwen2 regexes are implemented)", path, json(regex).dump()));
+  }
+  return *pattern;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_merges(const std::string& path, const json& merges) {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(merges.size());
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    const json& m = merges[i];
+    if (m.is_string()) {  // "a b" (the older format: pieces never contain a space)
+      const auto s = m.get<std::string>();
+      const auto space = s.find(' ');
+      if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+        throw std::invalid_argument(fmt::format("{}: model.merges[{}] = {} is not two pieces", path, i, m.dump()));
+      }
+      out.emplace_back(s.substr(0, space), s.substr(space + 1));
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      out.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
+    } else {
+      throw std::invalid_argument(fmt::format("{}: model.merges[{}] = {} is not two pieces", path, i, m.dump()));
+    }
+  }
+  return out;
+}
+
+// tokenizer_config.json names special tokens as a string, an AddedToken object or null.
+std::string token_name(const std::string& config_path, const json& config, const char* key) {
+  if (!config.contains(key) || config[key].is_null()) return "";
+  const json& v = config[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+  throw std::invalid_argument(fmt::format("{}: {} = {} is not a token", config_path, key, v.dump()));
+}
+
+}  // namespace
+
+BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(tokenizer_json_path) {
+  const std::string& path = path_;
+  const json root = read_json(path);
+  if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: not a sentencepiece model, nor a Hugging Face tokenizer.json (no \"model\" object)", path));
+  }
+  const json& model = root["model"];
+  const std::string type = model.value("type", "BPE");
+  if (type != "BPE") {
+    throw std::invalid_argument(
+        fmt::format("{}: model.type \"{}\" is not supported (only byte-level \"BPE\")", path, type));
+  }
+  require_field(path, model, "model", "dropout", json());
+  require_field(path, model, "model", "continuing_subword_prefix", "");
+  require_field(path, model, "model", "end_of_word_suffix", "");
+  require_field(path, model, "model", "byte_fallback", false);
+  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+    throw std::invalid_argument(fmt::format("{}: model.vocab is missing or not an object", path));
+  }
+  if (!model.contains("merges") || !model["merges"].is_array()) {
+    throw std::invalid_argument(fmt::format("{}: model.merges is missing or not a list", path));
+  }
+
+  std::unordered_map<std::string, int> vocab;
+  vocab.reserve(model["vocab"].size());
+  int max_id = -1;
+  for (const auto& [piece, id] : model["vocab"].items()) {
+    if (!id.is_number_integer() || id.get<int>() < 0) {
+      throw std::invalid_argument(fmt::format("{}: model.vocab[{}] = {} is not an id", path, json(piece).dump(), id.dump()));
+    }
+    vocab.emplace(piece, id.get<int>());
+    max_id = std::max(max_id, id.get<int>());
+  }
+  const json added = root.value("added_tokens", json::array());
+  if (!added.is_array()) throw std::invalid_argument(fmt::format("{}: added_tokens is not a list", path));
+  for (const auto& t : added) {
+    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
+        !t["content"].is_string() || t["content"].get<std::string>().empty()) {
+      throw std::invalid_argument(fmt::format("{}: added_tokens entry {} lacks an id or content", path, t.dump()));
+    }
+    for (const char* flag : {"single_word", "lstrip", "rstrip"}) {
+      if (t.value(flag, false)) {
+        throw std::invalid_argument(fmt::format("{}: added token {} sets {}, which is not supported", path,
+                                                t["content"].dump(), flag));
+      }
+    }
+    const auto content = t["content"].get<std::string>();
+    const int id = t["id"].get<int>();
+    if (id < 0) throw std::invalid_argument(fmt::format("{}: added token {} has id {}", path, t["content"].dump(), id));
+    added_ids_[content] = id;
+    if (t.value("special", false)) special_ids_.insert(id);
+    max_id = std::max(max_id, id);
+  }
+
+  pieces_.assign(static_cast<std::size_t>(max_id + 1), std::string());
+  for (const auto& [piece, id] : vocab) pieces_[static_cast<std::size_t>(id)] = piece;
+  added_by_first_byte_.resize(256);
+  for (const auto& [content, id] : added_ids_) {
+    pieces_[static_cast<std::size_t>(id)] = content;
+    added_by_first_byte_[static_cast<unsigned char>(content[0])].push_back({content, id});
+  }
+  for (auto& bucket : added_by_first_byte_) {
+    std::sort(bucket.begin(), bucket.end(), [](const AddedToken& a, const AddedToken& b) {
+      return a.content.size() != b.content.size() ? a.content.size() > b.content.size() : a.content < b.content;
+    });
+  }
+
+  if (model.contains("unk_token") && model["unk_token"].is_string()) {
+    const auto it = vocab.find(model["unk_token"].get<std::string>());
+    if (it == vocab.end()) {
+      throw std::invalid_argument(fmt::format("{}: model.unk_token {} is not in the vocab", path, model["unk_token"].dump()));
+    }
+    unk_id_ = it->second;
+  }
+
+  const json normalizer = root.value("normalizer", json());
+  if (!normalizer.is_null()) {
+    if (normalizer.value("type", "") != "NFC") {
+      throw std::invalid_argument(
+          fmt::format("{}: normalizer {} is not supported (only null or NFC)", path, type_of(normalizer)));
+    }
+    nfc_ = true;
+  }
+  split_ = parse_pre_tokenizer(path, root.value("pre_tokenizer", json()));
+  const json decoder = root.value("decoder", json());
+  if (!decoder.is_object() || decoder.value("type", "") != "ByteLevel") {
+    throw std::invalid_argument(
+        fmt::format("{}: decoder {} is not supported (only ByteLevel)", path, type_of(decoder)));
+  }
+
+  try {
+    model_ = std::make_unique<BpeModel>(std::move(vocab), parse_merges(path, model["merges"]),
+                                        model.value("ignore_merges", false));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: model.merges: {}", path, e.what()));
+  }
+
+  const auto config_path = (fs::path(path).parent_path() / "tokenizer_config.json").string();
+  if (fs::exists(config_path)) load_config(config_path);
+}
+
+void BpeTokenizer::load_config(const std::string& config_path) {
+  const json config = read_json(config_path);
+  if (!config.is_object()) throw std::invalid_argument(fmt::format("{}: not a JSON object", config_path));
+  const auto id_of = [&](const char* key) {
+    const auto name = token_name(config_path, config, key);
+    if (name.empty()) return -1;
+    const int id = piece_to_id(name);
+    if (id < 0) {
+      throw std::invalid_argument(fmt::format("{}: {} \"{}\" is not a token of {}", config_path, key, name, path_));
+    }
+    return id;
+  };
+  bos_id_ = id_of("bos_token");
+  eos_id_ = id_of("eos_token");
+  pad_id_ = id_of("pad_token");
+  if (const int unk = id_of("unk_token"); unk >= 0) unk_id_ = unk;
+  // Llama-3 has no add_bos_token: its post-processor prepends BOS. Qwen2 has no BOS at all.
+  add_bos_ = bos_id_ >= 0 && config.value("add_bos_token", true);
+}
+
+void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) const {
+  if (text.empty()) return;
+  if (nfc_) {
+    const auto cps = decode_utf8(text);
+    if (!is_certainly_nfc(cps)) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the NFC normalizer is only implemented for text already in NFC, and this text may not be (it has "
+          "decomposed or out-of-order combining characters); normalize it to NFC first",
+          path_));
+    }
+  }
+  for (const auto piece : split_pretokens(text, split_)) model_->tokenize(to_byte_level(piece), out);
+}
+
+std::vector<int> BpeTokenizer::encode(const std::string& text) const {
+  std::vector<int> out;
+  std::size_t start = 0;  // start of the text not yet encoded
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto& bucket = added_by_first_byte_[static_cast<unsigned char>(text[i])];
+    for (const auto& t : bucket) {
+      if (text.compare(i, t.content.size(), t.content) != 0) continue;
+      encode_ordinary(std::string_view(text).substr(start, i - start), out);
+      out.push_back(t.id);
+      i += t.content.size() - 1;
+      start = i + 1;
+      break;
+    }
+  }
+  encode_ordinary(std::string_view(text).substr(start), out);
+  return out;
+}
+
+std::string BpeTokenizer::decode(const std::vector<int>& ids) const {
+  std::string bytes;
+  for (int id : ids) {
+    if (id < 0 || id >= vocab_size()) {
+      throw std::invalid_argument(fmt::format("decode: id {} outside the vocabulary [0, {})", id, vocab_size()));
+    }
+    const auto& piece = pieces_[static_cast<std::size_t>(id)];
+    // tokenizers' ByteLevel decoder: a token with a character outside the byte alphabet (an
+    // added token can have one) contributes its own UTF-8 bytes.
+    if (!append_byte_level_bytes(piece, bytes)) bytes += piece;
+  }
+  return utf8_lossy(bytes);
+}
+
+std::string BpeTokenizer::id_to_piece(int id) const {
+  if (id < 0 || id >= vocab_size()) {
+    throw std::invalid_argument(fmt::format("id_to_piece: id {} outside the vocabulary [0, {})", id, vocab_size()));
+  }
+  return pieces_[static_cast<std::size_t>(id)];
+}
+
+int BpeTokenizer::piece_to_id(const std::string& piece) const {
+  if (const auto it = added_ids_.find(piece); it != added_ids_.end()) return it->second;
+  const auto& vocab = model_->vocab();
+  const auto it = vocab.find(piece);
+  return it == vocab.end() ? -1 : it->second;
+}
+
+}  // namespace ripplekv::bpe
