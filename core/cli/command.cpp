@@ -10,6 +10,39 @@
 
 namespace ripplekv::cli {
 
+namespace {
+
+// Reads an INI config file for one command. Keys before any section apply to every command
+// that has them; keys in a `[<command>]` section apply to that command only (so one file can
+// configure several commands); sections named after other commands are skipped. Anything else
+// is an error naming the key and the file.
+po::parsed_options config_file_options(std::istream& in, const po::options_description& all,
+                                       const std::string& command, const std::string& path) {
+  auto parsed = po::parse_config_file(in, all, /*allow_unregistered=*/true);
+  std::vector<po::option> kept;
+  for (auto opt : parsed.options) {
+    const auto dot = opt.string_key.find('.');
+    if (dot != std::string::npos) {
+      const auto section = opt.string_key.substr(0, dot);
+      bool other_command = false;
+      for (const auto& c : commands()) other_command = other_command || (section != command && section == c.name);
+      if (other_command) continue;
+      if (section == command) opt.string_key = opt.string_key.substr(dot + 1);
+    }
+    if (!all.find_nothrow(opt.string_key, /*approx=*/false)) {
+      throw UsageError(fmt::format("{}: unknown option \"{}\" for `ripplekv {}` (keys are the long option names of "
+                                   "`ripplekv {} --help`; [section] names must be command names)",
+                                   path, opt.string_key, command, command));
+    }
+    opt.unregistered = false;
+    kept.push_back(std::move(opt));
+  }
+  parsed.options = std::move(kept);
+  return parsed;
+}
+
+}  // namespace
+
 bool parse_options(const std::string& command, const std::vector<std::string>& args, po::options_description& desc,
                    po::variables_map& vm, const po::positional_options_description* positional) {
   po::options_description all(fmt::format("ripplekv {} options", command));
@@ -30,7 +63,7 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
       std::ifstream in(path);
       if (!in) throw UsageError(fmt::format("--config {}: cannot open the file", path));
       try {
-        po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm);
+        po::store(config_file_options(in, all, command, path), vm);
       } catch (const po::error& e) {
         throw UsageError(fmt::format("{}: {} (keys are the long option names of `ripplekv {} --help`)", path,
                                      e.what(), command));

@@ -118,13 +118,18 @@ TEST_CASE("config files: options from --config FILE, the command line wins, unkn
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("outs"));
   CHECK_THAT(r.output, Contains("bad.ini"));
-  // A [section] prefixes its keys (Boost's config-file syntax): "[table] runs" is the option
-  // "table.runs", which no command declares.
-  write(dir / "sections.ini", "[table]\nruns = x\n");
-  r = run_ripplekv("table --config " + (dir / "sections.ini").string() + " --out x");
+  // A [command] section applies to that command only; other commands' sections are skipped;
+  // any other section is an error naming the key and the file.
+  write(dir / "sections.ini", "[table]\nruns = " + (dir / "runs").string() + "\n[generate]\nprompt = ignored\n");
+  r = run_ripplekv("table --config " + (dir / "sections.ini").string() + " --out " + (dir / "from-section").string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(fs::exists(dir / "from-section" / "longbench.md"));
+  write(dir / "badsection.ini", "[tabel]\nruns = x\n");
+  r = run_ripplekv("table --config " + (dir / "badsection.ini").string() + " --out x");
   CHECK(r.status == 2);
-  CHECK_THAT(r.output, Contains("table.runs"));
-  CHECK_THAT(r.output, Contains("sections.ini"));
+  CHECK_THAT(r.output, Contains("tabel.runs"));
+  CHECK_THAT(r.output, Contains("badsection.ini"));
   fs::remove_all(dir);
 }
 
