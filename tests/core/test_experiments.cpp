@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
 #include "core/experiments/ini_file.h"
 #include "core/experiments/paper_tables.h"
 #include "core/experiments/published_results.h"
@@ -77,24 +78,9 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ripplekv_experiments_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+fs::path scratch(const std::string& name) { return ripplekv::test::scratch_dir("experiments", name); }
+void write(const fs::path& path, const std::string& text) { ripplekv::test::write_text(path, text); }
+std::string read(const fs::path& path) { return ripplekv::test::read_text(path); }
 
 // A finished `ripplekv longbench` folder: config.json, predictions, result.json.
 void fake_longbench_run(const fs::path& dir, const std::string& model, const std::string& selector,

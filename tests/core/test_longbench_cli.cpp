@@ -16,35 +16,17 @@
 
 #include "eval/longbench_predictions.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Run = ripplekv::test::CommandResult;
 
-Run run_ripplekv(const std::string& args) {
-  const std::string cmd = std::string(RIPPLEKV_BINARY) + " " + args + " 2>&1";
-  Run r;
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Run run_ripplekv(const std::string& args) { return ripplekv::test::run_command(std::string(RIPPLEKV_BINARY) + " " + args); }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& path) { return ripplekv::test::read_text(path); }
 
 fs::path scratch(const std::string& name) {
   const auto dir = fs::temp_directory_path() / ("ripplekv_lb_cli_" + name + "_" + std::to_string(::getpid()));

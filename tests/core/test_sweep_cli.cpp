@@ -19,49 +19,23 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/run_kinds.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Run = ripplekv::test::CommandResult;
 
 // Runs `ripplekv <args>` in the repository root.
 Run run_ripplekv(const std::string& args) {
-  const std::string cmd = "cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && " + RIPPLEKV_BINARY + " " + args + " 2>&1";
-  Run r;
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return ripplekv::test::run_command("cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && " + RIPPLEKV_BINARY + " " + args);
 }
 
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ripplekv_sweep_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+fs::path scratch(const std::string& name) { return ripplekv::test::scratch_dir("sweep_cli", name); }
+void write(const fs::path& path, const std::string& text) { ripplekv::test::write_text(path, text); }
+std::string read(const fs::path& path) { return ripplekv::test::read_text(path); }
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
