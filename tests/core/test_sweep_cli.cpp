@@ -217,6 +217,18 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   }
   REQUIRE(summary["fidelity"].size() == 10);
 
+  // The plots from the same results (scripts/plot_results.py with the project's Python).
+  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "python3" : RIPPLEKV_PYTHON_EXE;
+  r = ripplekv::test::run_command(python + " '" + RIPPLEKV_SOURCE_DIR + "/scripts/plot_results.py' --summary " +
+                                  (out / "tables" / "summary.json").string() + " --out " + (out / "plots").string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* png : {"score_vs_budget.png", "score_vs_ratio.png", "layer_budgets.png"}) {
+    const auto bytes = read(out / "plots" / png);
+    CHECK(bytes.size() > 1000);
+    CHECK(bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  }
+
   // Results of another task set next to these: a clear error.
   const auto other = out.parent_path() / (out.filename().string() + "-other");
   fs::remove_all(other);

@@ -27,6 +27,7 @@ if(RIPPLEKV_WITH_EVAL)
     ${CMAKE_CURRENT_LIST_DIR}/test_sweep_cli.cpp
   )
   target_compile_definitions(test_sweep_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>"
-                                                    RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+                                                    RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                                    RIPPLEKV_PYTHON_EXE="${RIPPLEKV_PYTHON}")
   add_dependencies(test_sweep_cli ripplekv)
 endif()
