@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include "core/compress/policy_options.h"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <iostream>
@@ -88,10 +89,11 @@ void add_runtime_options(po::options_description& desc, RuntimeArgs& a, bool mod
 }
 
 void add_method_options(po::options_description& desc, MethodArgs& a) {
-  desc.add_options()("selector", po::value<std::string>(&a.selector)->default_value(a.selector),
-                     "token selector: full, snapkv, streamingllm, h2o, random, knorm")(
-      "allocator", po::value<std::string>(&a.allocator)->default_value(a.allocator),
-      "layer budget allocator: uniform, pyramid, profile, ripple, ...")(
+  static const std::string selectors = "token selector: " + fmt::format("{}", fmt::join(selector_names(), ", "));
+  static const std::string allocators =
+      "layer budget allocator: " + fmt::format("{}", fmt::join(allocator_names(), ", "));
+  desc.add_options()("selector", po::value<std::string>(&a.selector)->default_value(a.selector), selectors.c_str())(
+      "allocator", po::value<std::string>(&a.allocator)->default_value(a.allocator), allocators.c_str())(
       "budget", po::value<int64_t>(&a.budget)->default_value(0),
       "average cached prompt tokens per layer, observation window included (total = layers x budget)")(
       "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
