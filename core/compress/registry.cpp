@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <mutex>
 #include <stdexcept>
 
 #include "core/compress/allocators/allocators.h"
@@ -28,37 +27,17 @@ const std::vector<SelectorEntry>& selector_table() {
   return table;
 }
 
-namespace {
-std::mutex& allocator_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::vector<AllocatorEntry>& mutable_allocators() {
-  static std::vector<AllocatorEntry> table = {
+const std::vector<AllocatorEntry>& allocator_table() {
+  static const std::vector<AllocatorEntry> table = {
       {"uniform", "the same budget for every layer", make_uniform_allocator},
       {"pyramid", "PyramidKV's decreasing schedule (beta=20)", make_pyramid_allocator},
       {"profile", "per-layer multipliers from a file (file=PATH)", make_profile_allocator},
       {"cake", "CAKE: preference from window-attention entropy and variance (tau1=1 tau2=1)", make_cake_allocator},
       {"squeeze", "SqueezeAttention: 3 clusters of attention cosine similarity (p=0.3)", make_squeeze_allocator},
-      {"ripple", "RippleKV: measured KL sensitivity -> exponential mapping (profile=PATH ratio=4 normalize=minmax)",
+      {"ripple", "RippleKV: measured KL sensitivity -> exponential budgets (profile=PATH ratio=4 normalize=minmax)",
        make_ripple_allocator},
   };
   return table;
-}
-}  // namespace
-
-const std::vector<AllocatorEntry>& allocator_table() { return mutable_allocators(); }
-
-void register_allocator(AllocatorEntry entry) {
-  std::lock_guard<std::mutex> lock(allocator_mutex());
-  auto& t = mutable_allocators();
-  for (auto& e : t) {
-    if (std::string(e.name) == entry.name) {
-      e = std::move(entry);
-      return;
-    }
-  }
-  t.push_back(std::move(entry));
 }
 
 std::vector<std::string> selector_names() {

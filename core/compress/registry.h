@@ -26,9 +26,6 @@ struct AllocatorEntry {
 
 const std::vector<SelectorEntry>& selector_table();
 const std::vector<AllocatorEntry>& allocator_table();
-// Register an allocator defined outside core/compress (e.g. RippleKV's `ripple`), once,
-// before use. Registering an existing name replaces it.
-void register_allocator(AllocatorEntry entry);
 
 std::unique_ptr<TokenSelector> make_selector(const std::string& name, PolicyOptions& options);
 std::unique_ptr<LayerBudgetAllocator> make_allocator(const std::string& name, PolicyOptions& options);
