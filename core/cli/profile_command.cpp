@@ -1,4 +1,6 @@
 // `ripplekv profile`: RippleKV's per-layer KL sensitivity profile of a model.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <iostream>
@@ -51,8 +53,13 @@ int run_profile(const std::vector<std::string>& args) {
 
   auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
   Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
-  auto profile = run_profile(*model, tok, req, [](int64_t done, int64_t total) {
-    std::cerr << fmt::format("\r[profile] sample {}/{}", done, total) << (done == total ? "\n" : "") << std::flush;
+  const bool tty = ::isatty(2) != 0;  // redraw one line on a terminal, plain lines in logs
+  auto profile = run_profile(*model, tok, req, [tty](int64_t done, int64_t total) {
+    if (tty) {
+      std::cerr << fmt::format("\r[profile] sample {}/{}", done, total) << (done == total ? "\n" : "") << std::flush;
+    } else {
+      std::cerr << fmt::format("[profile] sample {}/{}\n", done, total);
+    }
   });
   write_profile_json(profile, out);
   const auto csv = out.size() > 5 && out.substr(out.size() - 5) == ".json" ? out.substr(0, out.size() - 5) + ".csv"
