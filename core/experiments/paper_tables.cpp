@@ -75,6 +75,41 @@ void check_unique_rows(const std::vector<PlacedRow>& rows, const std::vector<std
   }
 }
 
+// Models in the order their first run appears.
+template <class Run>
+std::vector<std::string> models_of(const std::vector<Run>& runs) {
+  std::vector<std::string> models;
+  for (const auto& r : runs) {
+    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
+  }
+  return models;
+}
+
+// One model's runs as placed rows (label, budget, kind, source), with their folders;
+// `values` gives each run's numbers.
+template <class Run, class Values>
+void add_run_rows(const std::vector<Run>& runs, const std::string& model, const Values& values,
+                  std::vector<PlacedRow>& rows, std::vector<std::string>& dirs) {
+  std::vector<std::pair<std::string, RunIdentity>> ids;
+  std::vector<const Run*> mine;
+  for (const auto& r : runs) {
+    if (r.model != model) continue;
+    ids.emplace_back(r.model, r.id);
+    mine.push_back(&r);
+  }
+  const auto labels = run_labels(ids);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const auto& r = *mine[i];
+    TableRow row;
+    row.labels = {labels[i], budget_text(r.id)};
+    row.values = values(r);
+    row.kind = r.id.full ? RowKind::kFullCache : RowKind::kRun;
+    row.source = r.dir.string();
+    rows.push_back({r.id.full, r.id.budget, 0, method_rank(r.id.method), labels[i], std::move(row)});
+    dirs.push_back(r.dir.string());
+  }
+}
+
 }  // namespace
 
 std::string task_abbreviation(const std::string& task) {
@@ -102,10 +137,7 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
           runs.front().dir.string(), join(tasks), r.dir.string(), join(r.tasks)));
     }
   }
-  std::vector<std::string> models;
-  for (const auto& r : runs) {
-    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
-  }
+  const auto models = models_of(runs);
   if (!published.empty() && models.size() > 1) {
     throw std::invalid_argument(fmt::format("published rows go beside the runs of one model; these runs are of {} "
                                             "models ({}): table each model's runs on its own",
@@ -134,27 +166,14 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
 
   std::vector<ResultTable> tables;
   for (const auto& model : models) {
-    std::vector<std::pair<std::string, RunIdentity>> ids;
-    std::vector<const LongBenchResult*> mine;
-    for (const auto& r : runs) {
-      if (r.model != model) continue;
-      ids.emplace_back(r.model, r.id);
-      mine.push_back(&r);
-    }
-    const auto labels = run_labels(ids);
     std::vector<PlacedRow> rows;
     std::vector<std::string> dirs;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      const auto& r = *mine[i];
-      TableRow row;
-      row.labels = {labels[i], budget_text(r.id)};
-      for (const auto& t : tasks) row.values.push_back(r.scores.at(t));
-      row.values.push_back(r.avg);
-      row.kind = r.id.full ? RowKind::kFullCache : RowKind::kRun;
-      row.source = r.dir.string();
-      rows.push_back({r.id.full, r.id.budget, 0, method_rank(r.id.method), labels[i], std::move(row)});
-      dirs.push_back(r.dir.string());
-    }
+    add_run_rows(runs, model, [&](const LongBenchResult& r) {
+      std::vector<std::optional<double>> v;
+      for (const auto& t : tasks) v.push_back(r.scores.at(t));
+      v.push_back(r.avg);
+      return v;
+    }, rows, dirs);
     for (const auto& p : published) {
       TableRow row;
       row.labels = {p.method, p.budget ? std::to_string(*p.budget) : "full"};
@@ -194,32 +213,13 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
           runs.front().dir.string(), runs.front().settings, r.dir.string(), r.settings));
     }
   }
-  std::vector<std::string> models;
-  for (const auto& r : runs) {
-    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
-  }
   std::vector<ResultTable> tables;
-  for (const auto& model : models) {
-    std::vector<std::pair<std::string, RunIdentity>> ids;
-    std::vector<const FidelityResult*> mine;
-    for (const auto& r : runs) {
-      if (r.model != model) continue;
-      ids.emplace_back(r.model, r.id);
-      mine.push_back(&r);
-    }
-    const auto labels = run_labels(ids);
+  for (const auto& model : models_of(runs)) {
     std::vector<PlacedRow> rows;
     std::vector<std::string> dirs;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      const auto& r = *mine[i];
-      TableRow row;
-      row.labels = {labels[i], budget_text(r.id)};
-      row.values = {r.kl_mean, r.kl_p90, r.kl_max, r.top1, r.kv_fraction};
-      row.kind = r.id.full ? RowKind::kFullCache : RowKind::kRun;
-      row.source = r.dir.string();
-      rows.push_back({r.id.full, r.id.budget, 0, method_rank(r.id.method), labels[i], std::move(row)});
-      dirs.push_back(r.dir.string());
-    }
+    add_run_rows(runs, model, [](const FidelityResult& r) {
+      return std::vector<std::optional<double>>{r.kl_mean, r.kl_p90, r.kl_max, r.top1, r.kv_fraction};
+    }, rows, dirs);
     check_unique_rows(rows, dirs, model.empty() ? "fidelity" : model);
     ResultTable t;
     t.title = fmt::format("Fidelity to the full cache: {}", model.empty() ? "(model not recorded)" : model);
@@ -231,7 +231,10 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
                  {"kv_fraction", "KV kept", "", Better::kNone}};
     t.decimals = 4;
     t.blocks = place_rows(std::move(rows));
-    if (!mine.front()->settings.empty()) t.notes.push_back("Texts: " + mine.front()->settings + ".");
+    const auto& settings = std::find_if(runs.begin(), runs.end(), [&](const FidelityResult& r) {
+                             return r.model == model;
+                           })->settings;
+    if (!settings.empty()) t.notes.push_back("Texts: " + settings + ".");
     t.notes.push_back("Bold: the best of our runs per column within a budget (lowest KL, highest top-1 agreement).");
     tables.push_back(std::move(t));
   }
