@@ -2,11 +2,15 @@
 list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/config/model_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/safetensors.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loaders/checkpoint_fingerprint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/tokenizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/utf8.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/unicode_props.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/byte_level.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/pretokenizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/regex.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/tokenizer_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/normalizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/pre_tokenizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenizer/decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/bpe_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/bpe_tokenizer.cpp
 )

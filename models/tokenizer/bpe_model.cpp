@@ -8,8 +8,8 @@
 namespace ripplekv::bpe {
 
 BpeModel::BpeModel(std::unordered_map<std::string, int> vocab,
-                   const std::vector<std::pair<std::string, std::string>>& merges, bool ignore_merges)
-    : vocab_(std::move(vocab)), ignore_merges_(ignore_merges) {
+                   const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options)
+    : vocab_(std::move(vocab)), options_(options) {
   const auto id_of = [&](const std::string& piece, std::size_t rank) {
     const auto it = vocab_.find(piece);
     if (it == vocab_.end()) {
@@ -28,7 +28,7 @@ BpeModel::BpeModel(std::unordered_map<std::string, int> vocab,
 
 void BpeModel::tokenize(const std::string& pretoken, std::vector<int>& out) const {
   if (pretoken.empty()) return;
-  if (ignore_merges_) {
+  if (options_.ignore_merges) {
     // Llama-3: a pre-token that is itself a vocabulary entry is emitted whole.
     const auto it = vocab_.find(pretoken);
     if (it != vocab_.end()) {
@@ -43,18 +43,40 @@ void BpeModel::tokenize(const std::string& pretoken, std::vector<int>& out) cons
     bool alive;
   };
   std::vector<Symbol> symbols;
+  const auto push_symbol = [&](int id) {
+    const int n = static_cast<int>(symbols.size());
+    symbols.push_back({id, n - 1, -1, true});
+    if (n > 0) symbols[static_cast<std::size_t>(n - 1)].next = n;
+  };
+  bool previous_unk = false;
   for (std::size_t i = 0; i < pretoken.size();) {
     const auto b = static_cast<unsigned char>(pretoken[i]);
     const std::size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
     const auto piece = pretoken.substr(i, len);
-    const auto it = vocab_.find(piece);
-    if (it == vocab_.end()) {
+    i += len;
+    if (const auto it = vocab_.find(piece); it != vocab_.end()) {
+      push_symbol(it->second);
+      previous_unk = false;
+      continue;
+    }
+    if (options_.byte_fallback) {
+      std::vector<int> bytes;
+      for (unsigned char c : piece) {
+        const auto it = vocab_.find(fmt::format("<0x{:02X}>", static_cast<unsigned>(c)));
+        if (it == vocab_.end()) break;
+        bytes.push_back(it->second);
+      }
+      if (bytes.size() == piece.size()) {
+        for (int id : bytes) push_symbol(id);
+        previous_unk = false;
+        continue;
+      }
+    }
+    if (options_.unk_id < 0) {
       throw std::invalid_argument(fmt::format("the character \"{}\" is not in the BPE vocab (no unk token)", piece));
     }
-    const int n = static_cast<int>(symbols.size());
-    symbols.push_back({it->second, n - 1, -1, true});
-    if (n > 0) symbols[static_cast<std::size_t>(n - 1)].next = n;
-    i += len;
+    if (!(options_.fuse_unk && previous_unk)) push_symbol(options_.unk_id);
+    previous_unk = true;
   }
 
   struct Candidate {

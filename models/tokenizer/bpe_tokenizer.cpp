@@ -9,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "models/tokenizer/byte_level.h"
-#include "models/tokenizer/unicode_props.h"
 #include "models/tokenizer/utf8.h"
 
 namespace ripplekv::bpe {
@@ -37,41 +35,6 @@ void require_field(const std::string& path, const json& obj, const std::string& 
   if (!obj.contains(key) || obj[key].is_null() || obj[key] == allowed) return;
   throw std::invalid_argument(fmt::format("{}: {}.{} = {} is not supported (only {})", path, where, key,
                                           obj[key].dump(), allowed.dump()));
-}
-
-std::string type_of(const json& j) { return j.is_object() && j.contains("type") ? j["type"].dump() : j.dump(); }
-
-SplitPattern parse_pre_tokenizer(const std::string& path, const json& pt) {
-  const std::string expected =
-      "a Sequence of Split (the Llama-3 or Qwen2 regex, behavior Isolated) and ByteLevel (add_prefix_space "
-      "false, use_regex false)";
-  if (!pt.is_object() || pt.value("type", "") != "Sequence" || !pt.contains("pretokenizers") ||
-      !pt["pretokenizers"].is_array() || pt["pretokenizers"].size() != 2) {
-    throw std::invalid_argument(
-        fmt::format("{}: pre_tokenizer {} is not supported (only {})", path, type_of(pt), expected));
-  }
-  const json& split = pt["pretokenizers"][0];
-  const json& byte_level = pt["pretokenizers"][1];
-  if (split.value("type", "") != "Split" || byte_level.value("type", "") != "ByteLevel") {
-    throw std::invalid_argument(fmt::format("{}: pre_tokenizer Sequence of {} and {} is not supported (only {})",
-                                            path, type_of(split), type_of(byte_level), expected));
-  }
-  require_field(path, split, "pre_tokenizer.Split", "behavior", "Isolated");
-  require_field(path, split, "pre_tokenizer.Split", "invert", false);
-  require_field(path, byte_level, "pre_tokenizer.ByteLevel", "add_prefix_space", false);
-  require_field(path, byte_level, "pre_tokenizer.ByteLevel", "use_regex", false);
-  if (!split.contains("pattern") || !split["pattern"].is_object() || !split["pattern"].contains("Regex") ||
-      !split["pattern"]["Regex"].is_string()) {
-    throw std::invalid_argument(fmt::format("{}: pre_tokenizer.Split.pattern {} is not supported (only the Regex of "
-                                            "Llama-3 or Qwen2)", path, split.value("pattern", json()).dump()));
-  }
-  const auto regex = split["pattern"]["Regex"].get<std::string>();
-  const auto pattern = recognize_split_regex(regex);
-  if (!pattern) {
-    throw std::invalid_argument(fmt::format("{}: pre_tokenizer.Split regex {} is not supported (only the Llama-3 "
-                                            "and Qwen2 regexes are implemented)", path, json(regex).dump()));
-  }
-  return *pattern;
 }
 
 std::vector<std::pair<std::string, std::string>> parse_merges(const std::string& path, const json& merges) {
@@ -117,12 +80,11 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
   const std::string type = model.value("type", "BPE");
   if (type != "BPE") {
     throw std::invalid_argument(
-        fmt::format("{}: model.type \"{}\" is not supported (only byte-level \"BPE\")", path, type));
+        fmt::format("{}: model.type \"{}\" is not supported (only \"BPE\")", path, type));
   }
   require_field(path, model, "model", "dropout", json());
   require_field(path, model, "model", "continuing_subword_prefix", "");
   require_field(path, model, "model", "end_of_word_suffix", "");
-  require_field(path, model, "model", "byte_fallback", false);
   if (!model.contains("vocab") || !model["vocab"].is_object()) {
     throw std::invalid_argument(fmt::format("{}: model.vocab is missing or not an object", path));
   }
@@ -147,7 +109,7 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
         !t["content"].is_string() || t["content"].get<std::string>().empty()) {
       throw std::invalid_argument(fmt::format("{}: added_tokens entry {} lacks an id or content", path, t.dump()));
     }
-    for (const char* flag : {"single_word", "lstrip", "rstrip"}) {
+    for (const char* flag : {"single_word", "lstrip", "rstrip"}) {  // never set by the models supported
       if (t.value(flag, false)) {
         throw std::invalid_argument(fmt::format("{}: added token {} sets {}, which is not supported", path,
                                                 t["content"].dump(), flag));
@@ -182,24 +144,27 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
     unk_id_ = it->second;
   }
 
-  const json normalizer = root.value("normalizer", json());
-  if (!normalizer.is_null()) {
-    if (normalizer.value("type", "") != "NFC") {
-      throw std::invalid_argument(
-          fmt::format("{}: normalizer {} is not supported (only null or NFC)", path, type_of(normalizer)));
+  normalizer_ = make_normalizer({path, "normalizer"}, root.value("normalizer", json()));
+  pre_tokenizer_ = make_pre_tokenizer({path, "pre_tokenizer"}, root.value("pre_tokenizer", json()));
+  decoder_ = make_decoder({path, "decoder"}, root.value("decoder", json()));
+  // Added tokens are matched in the raw text. One marked "normalized" would be matched after
+  // normalization by tokenizers: the same thing only when normalizing leaves it unchanged.
+  for (const auto& t : added) {
+    const auto content = t["content"].get<std::string>();
+    if (normalizer_ && t.value("normalized", false) && normalizer_->normalize(content) != content) {
+      throw std::invalid_argument(fmt::format(
+          "{}: added token {} is \"normalized\" and the normalizer changes it, which is not supported", path,
+          t["content"].dump()));
     }
-    nfc_ = true;
-  }
-  split_ = parse_pre_tokenizer(path, root.value("pre_tokenizer", json()));
-  const json decoder = root.value("decoder", json());
-  if (!decoder.is_object() || decoder.value("type", "") != "ByteLevel") {
-    throw std::invalid_argument(
-        fmt::format("{}: decoder {} is not supported (only ByteLevel)", path, type_of(decoder)));
   }
 
+  BpeOptions options;
+  options.ignore_merges = get_bool({path, "model"}, model, "ignore_merges", false);
+  options.byte_fallback = get_bool({path, "model"}, model, "byte_fallback", false);
+  options.fuse_unk = get_bool({path, "model"}, model, "fuse_unk", false);
+  options.unk_id = unk_id_;
   try {
-    model_ = std::make_unique<BpeModel>(std::move(vocab), parse_merges(path, model["merges"]),
-                                        model.value("ignore_merges", false));
+    model_ = std::make_unique<BpeModel>(std::move(vocab), parse_merges(path, model["merges"]), options);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("{}: model.merges: {}", path, e.what()));
   }
@@ -228,50 +193,41 @@ void BpeTokenizer::load_config(const std::string& config_path) {
   add_bos_ = bos_id_ >= 0 && config.value("add_bos_token", true);
 }
 
-void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) const {
+void BpeTokenizer::encode_ordinary(std::string_view text, bool at_start, std::vector<int>& out) const {
   if (text.empty()) return;
-  if (nfc_) {
-    const auto cps = decode_utf8(text);
-    if (!is_certainly_nfc(cps)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: the NFC normalizer is only implemented for text already in NFC, and this text may not be (it has "
-          "decomposed or out-of-order combining characters); normalize it to NFC first",
-          path_));
-    }
-  }
-  for (const auto piece : split_pretokens(text, split_)) model_->tokenize(to_byte_level(piece), out);
+  std::vector<PreToken> pieces{{std::string(text), at_start}};
+  if (normalizer_) pieces[0].text = normalizer_->normalize(std::move(pieces[0].text));
+  if (pre_tokenizer_) pre_tokenizer_->split(pieces);
+  for (const auto& piece : pieces) model_->tokenize(piece.text, out);
 }
 
 std::vector<int> BpeTokenizer::encode(const std::string& text) const {
+  if (!is_valid_utf8(text)) decode_utf8(text);  // throws naming the first bad byte
   std::vector<int> out;
   std::size_t start = 0;  // start of the text not yet encoded
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto& bucket = added_by_first_byte_[static_cast<unsigned char>(text[i])];
     for (const auto& t : bucket) {
       if (text.compare(i, t.content.size(), t.content) != 0) continue;
-      encode_ordinary(std::string_view(text).substr(start, i - start), out);
+      encode_ordinary(std::string_view(text).substr(start, i - start), start == 0, out);
       out.push_back(t.id);
       i += t.content.size() - 1;
       start = i + 1;
       break;
     }
   }
-  encode_ordinary(std::string_view(text).substr(start), out);
+  encode_ordinary(std::string_view(text).substr(start), start == 0, out);
   return out;
 }
 
 std::string BpeTokenizer::decode(const std::vector<int>& ids) const {
-  std::string bytes;
-  for (int id : ids) {
-    if (id < 0 || id >= vocab_size()) {
-      throw std::invalid_argument(fmt::format("decode: id {} outside the vocabulary [0, {})", id, vocab_size()));
-    }
-    const auto& piece = pieces_[static_cast<std::size_t>(id)];
-    // tokenizers' ByteLevel decoder: a token with a character outside the byte alphabet (an
-    // added token can have one) contributes its own UTF-8 bytes.
-    if (!append_byte_level_bytes(piece, bytes)) bytes += piece;
-  }
-  return utf8_lossy(bytes);
+  std::vector<std::string> pieces;
+  pieces.reserve(ids.size());
+  for (int id : ids) pieces.push_back(id_to_piece(id));
+  if (decoder_) pieces = decoder_->decode(std::move(pieces));
+  std::string out;
+  for (const auto& p : pieces) out += p;
+  return out;
 }
 
 std::string BpeTokenizer::id_to_piece(int id) const {

@@ -1,14 +1,14 @@
-// A Hugging Face byte-level BPE tokenizer.json (Llama-3, Qwen2), with the special tokens of
-// tokenizer_config.json beside it. Supports exactly the pipeline those models use; any other
-// normalizer, pre-tokenizer, model or decoder is an error naming the file and field:
-//   added tokens     matched literally in the raw text first (leftmost-longest), each one id
-//   normalizer       null, or NFC for text the NFC quick check proves already normalized
-//   pre_tokenizer    Sequence[Split(Llama-3 or Qwen2 regex, Isolated), ByteLevel(no prefix space, no regex)]
-//   model            BPE, ignore_merges either way, no dropout/prefix/suffix/byte fallback
-//   decoder          ByteLevel (bytes joined, invalid UTF-8 replaced by U+FFFD)
-// The post-processor is not run: encode()'s caller decides on BOS (Tokenizer::encode(add_bos)).
-// Decoding keeps special tokens' text and does not apply transformers' clean_up_tokenization.
-// Torch-free.
+// A Hugging Face tokenizer.json with a BPE model (Llama-3, Qwen2, SmolLM2, GPT-2, and the
+// Llama/Mistral tokenizer.json files with byte fallback), with the special tokens of
+// tokenizer_config.json beside it. The pipeline is HF tokenizers':
+//   added tokens   matched literally in the raw text first (leftmost-longest), each one id
+//   normalizer     models/tokenizer/normalizer.h (NFC/NFKC/... via utf8proc, Replace, Prepend, ...)
+//   pre_tokenizer  models/tokenizer/pre_tokenizer.h (ByteLevel, Digits, Split via PCRE2, Metaspace, ...)
+//   model          BPE: ignore_merges, byte_fallback, unk_token/fuse_unk; no dropout/prefix/suffix
+//   decoder        models/tokenizer/decoder.h (ByteLevel, Metaspace, ByteFallback, Fuse, Strip, ...)
+// Anything else is an error naming the file and field. The post-processor is not run:
+// encode()'s caller decides on BOS (Tokenizer::encode(add_bos)). Decoding keeps special tokens'
+// text and does not apply transformers' clean_up_tokenization. Torch-free.
 #pragma once
 
 #include <memory>
@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "models/tokenizer/bpe_model.h"
-#include "models/tokenizer/pretokenizer.h"
+#include "models/tokenizer/decoder.h"
+#include "models/tokenizer/normalizer.h"
+#include "models/tokenizer/pre_tokenizer.h"
 
 namespace ripplekv::bpe {
 
@@ -47,12 +49,14 @@ class BpeTokenizer {
   };
 
   void load_config(const std::string& config_path);
-  void encode_ordinary(std::string_view text, std::vector<int>& out) const;
+  // Text between added tokens; `at_start` when it begins the input.
+  void encode_ordinary(std::string_view text, bool at_start, std::vector<int>& out) const;
 
   std::string path_;
   std::unique_ptr<BpeModel> model_;
-  SplitPattern split_{3};
-  bool nfc_ = false;
+  std::unique_ptr<Normalizer> normalizer_;        // null: none
+  std::unique_ptr<PreTokenizer> pre_tokenizer_;  // null: the whole text is one piece
+  std::unique_ptr<Decoder> decoder_;             // null: pieces joined
   std::vector<std::string> pieces_;  // by id; "" for ids no token uses
   std::unordered_map<std::string, int> added_ids_;
   std::unordered_set<int> special_ids_;

@@ -87,6 +87,16 @@ void append_utf8(char32_t cp, std::string& out) {
   }
 }
 
+bool is_valid_utf8(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size();) {
+    std::size_t bad = 0;
+    const std::size_t len = valid_sequence_length(bytes, i, bad);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
 std::string utf8_lossy(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());

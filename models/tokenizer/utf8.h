@@ -19,6 +19,8 @@ std::vector<CodePoint> decode_utf8(std::string_view text);
 
 void append_utf8(char32_t cp, std::string& out);
 
+bool is_valid_utf8(std::string_view bytes);
+
 // `bytes` as UTF-8, each ill-formed subsequence replaced by one U+FFFD the way Rust's
 // String::from_utf8_lossy (and so tokenizers' ByteLevel decoder) does: a valid prefix of a
 // sequence cut short counts as one subsequence; a byte that cannot start one is its own.

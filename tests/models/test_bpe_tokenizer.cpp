@@ -10,7 +10,8 @@
 #include <functional>
 
 #include "models/tokenizer/bpe_model.h"
-#include "models/tokenizer/pretokenizer.h"
+#include "models/tokenizer/normalizer.h"
+#include "models/tokenizer/pre_tokenizer.h"
 #include "models/tokenizer/tokenizer.h"
 #include "test_paths.h"
 
@@ -103,20 +104,54 @@ TEST_CASE("BPE tokenizer: Qwen2-style tokenizer.json matches HF tokenizers", "[m
 }
 
 TEST_CASE("BPE tokenizer: the Split regexes cut pre-tokens like Llama-3's and Qwen2's", "[models][tokenizer][bpe]") {
-  const auto llama3 = bpe::recognize_split_regex(llama3_json()["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]);
-  REQUIRE(llama3);
-  const auto qwen2 = bpe::recognize_split_regex(
-      read_fixture("bpe/qwen2/tokenizer.json")["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]);
-  REQUIRE(qwen2);
-  using V = std::vector<std::string_view>;
-  CHECK(bpe::split_pretokens("1234567", *llama3) == V{"123", "456", "7"});
-  CHECK(bpe::split_pretokens("1234", *qwen2) == V{"1", "2", "3", "4"});
-  CHECK(bpe::split_pretokens("I'M here", *llama3) == V{"I", "'M", " here"});
-  CHECK(bpe::split_pretokens("a  b\n\n c  ", *llama3) == V{"a", " ", " b", "\n\n", " c", "  "});
-  CHECK(bpe::split_pretokens("x\r\n\r\ny", *llama3) == V{"x", "\r\n\r\n", "y"});
-  CHECK(bpe::split_pretokens(" ... ?!\n", *llama3) == V{" ...", " ?!\n"});
-  CHECK(bpe::split_pretokens("长文本 ok", *llama3) == V{"长文本", " ok"});
-  CHECK_FALSE(bpe::recognize_split_regex(R"(\s+|\S+)"));
+  const bpe::Regex llama3(llama3_json()["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"].get<std::string>());
+  const bpe::Regex qwen2(
+      read_fixture("bpe/qwen2/tokenizer.json")["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"].get<std::string>());
+  using V = std::vector<std::string>;
+  const auto cut = [](const bpe::Regex& re, const std::string& text) {
+    V out;
+    for (const auto& p : bpe::split_at({text, true}, re.find_all(text), bpe::SplitBehavior::kIsolated)) {
+      out.push_back(p.text);
+    }
+    return out;
+  };
+  CHECK(cut(llama3, "1234567") == V{"123", "456", "7"});
+  CHECK(cut(qwen2, "1234") == V{"1", "2", "3", "4"});
+  CHECK(cut(llama3, "I'M here") == V{"I", "'M", " here"});
+  CHECK(cut(llama3, "a  b\n\n c  ") == V{"a", " ", " b", "\n\n", " c", "  "});
+  CHECK(cut(llama3, "x\r\n\r\ny") == V{"x", "\r\n\r\n", "y"});
+  CHECK(cut(llama3, " ... ?!\n") == V{" ...", " ?!\n"});
+  CHECK(cut(llama3, "长文本 ok") == V{"长文本", " ok"});
+}
+
+TEST_CASE("Pre-tokenizer split behaviors follow tokenizers' SplitDelimiterBehavior", "[models][tokenizer][bpe]") {
+  using V = std::vector<std::string>;
+  const bpe::Regex dash = bpe::Regex::literal("-");
+  const auto cut = [&](const std::string& text, bpe::SplitBehavior b, bool invert = false) {
+    V out;
+    for (const auto& p : bpe::split_at({text, true}, dash.find_all(text), b, invert)) out.push_back(p.text);
+    return out;
+  };
+  // The examples of tokenizers' own documentation of SplitDelimiterBehavior.
+  const std::string text = "the-final--countdown";
+  CHECK(cut(text, bpe::SplitBehavior::kRemoved) == V{"the", "final", "countdown"});
+  CHECK(cut(text, bpe::SplitBehavior::kIsolated) == V{"the", "-", "final", "-", "-", "countdown"});
+  CHECK(cut(text, bpe::SplitBehavior::kMergedWithPrevious) == V{"the-", "final-", "-", "countdown"});
+  CHECK(cut(text, bpe::SplitBehavior::kMergedWithNext) == V{"the", "-final", "-", "-countdown"});
+  CHECK(cut(text, bpe::SplitBehavior::kContiguous) == V{"the", "-", "final", "--", "countdown"});
+  CHECK(cut(text, bpe::SplitBehavior::kRemoved, /*invert=*/true) == V{"-", "-", "-"});
+  CHECK(cut("-a", bpe::SplitBehavior::kMergedWithPrevious) == V{"-", "a"});
+  CHECK(cut("a-", bpe::SplitBehavior::kMergedWithNext) == V{"a", "-"});
+  CHECK_THROWS_WITH(bpe::Regex("(unclosed"), Catch::Contains("does not compile"));
+  CHECK(bpe::Regex::literal("a.b\\E(").find_all("xa.b\\E(axb").size() == 1);
+}
+
+TEST_CASE("Normalizers: Unicode forms through utf8proc", "[models][tokenizer][bpe]") {
+  CHECK(bpe::unicode_normalize("cafe\xCC\x81", "NFC") == "caf\xC3\xA9");
+  CHECK(bpe::unicode_normalize("caf\xC3\xA9", "NFD") == "cafe\xCC\x81");
+  CHECK(bpe::unicode_normalize("\xEF\xAC\x81", "NFKC") == "fi");        // U+FB01 ligature
+  CHECK(bpe::unicode_normalize("\xE2\x84\xAB", "NFC") == "\xC3\x85");  // Angstrom sign -> U+00C5
+  CHECK_THROWS_WITH(bpe::unicode_normalize("x", "NFX"), Catch::Contains("NFX"));
 }
 
 TEST_CASE("BPE model: ignore_merges emits a whole pre-token found in the vocab", "[models][tokenizer][bpe]") {
@@ -129,13 +164,28 @@ TEST_CASE("BPE model: ignore_merges emits a whole pre-token found in the vocab",
     m.tokenize(word, out);
     return out;
   };
-  const bpe::BpeModel ignoring(vocab, merges, /*ignore_merges=*/true);
-  const bpe::BpeModel merging(vocab, merges, /*ignore_merges=*/false);
+  bpe::BpeOptions ignore;
+  ignore.ignore_merges = true;
+  const bpe::BpeModel ignoring(vocab, merges, ignore);
+  const bpe::BpeModel merging(vocab, merges);
   CHECK(ids(ignoring, "abc") == std::vector<int>{5});
   CHECK(ids(merging, "abc") == std::vector<int>{3, 2});
   CHECK(ids(ignoring, "abcabc") == std::vector<int>{3, 2, 3, 2});
   CHECK(ids(merging, "bcab") == std::vector<int>{4, 3});
-  CHECK_THROWS_WITH(bpe::BpeModel(vocab, {{"c", "a"}}, false), Catch::Contains("\"ca\", which is not in the vocab"));
+  CHECK_THROWS_WITH(bpe::BpeModel(vocab, {{"c", "a"}}), Catch::Contains("\"ca\", which is not in the vocab"));
+  // Unknown characters: byte fallback when every byte piece exists, else unk (fused if asked).
+  auto with_bytes = vocab;
+  with_bytes.emplace("<0xC3>", 6);
+  with_bytes.emplace("<0xA9>", 7);
+  with_bytes.emplace("<unk>", 8);
+  bpe::BpeOptions fallback;
+  fallback.byte_fallback = true;
+  fallback.unk_id = 8;
+  CHECK(ids(bpe::BpeModel(with_bytes, merges, fallback), "a\xC3\xA9" "b") == std::vector<int>{0, 6, 7, 1});
+  CHECK(ids(bpe::BpeModel(with_bytes, merges, fallback), "a\xC3\xB1\xC3\xB1") == std::vector<int>{0, 8, 8});
+  fallback.fuse_unk = true;
+  CHECK(ids(bpe::BpeModel(with_bytes, merges, fallback), "a\xC3\xB1\xC3\xB1") == std::vector<int>{0, 8});
+  CHECK_THROWS_WITH(ids(merging, "z"), Catch::Contains("not in the BPE vocab"));
 }
 
 TEST_CASE("BPE tokenizer: find_tokenizer prefers tokenizer.model, then tokenizer.json", "[models][tokenizer][bpe]") {
@@ -163,21 +213,23 @@ TEST_CASE("BPE tokenizer: malformed or unsupported tokenizer.json files are clea
                     Catch::Contains("model.type \"WordPiece\" is not supported"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"]["type"] = "Unigram"; })),
                     Catch::Contains("tokenizer.json") && Catch::Contains("Unigram"));
-  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"]["byte_fallback"] = true; })),
-                    Catch::Contains("model.byte_fallback"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"]["dropout"] = 0.1; })),
+                    Catch::Contains("model.dropout"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"].erase("vocab"); })), Catch::Contains("model.vocab"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"]["merges"][0] = "a b c"; })),
                     Catch::Contains("model.merges[0]"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["model"]["merges"][0] = json::array({"zz", "qq"}); })),
                     Catch::Contains("not in the vocab"));
-  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["normalizer"] = {{"type", "NFKC"}}; })),
-                    Catch::Contains("normalizer \"NFKC\" is not supported"));
-  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\s+"; })),
-                    Catch::Contains("regex \"\\\\s+\" is not supported"));
-  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"] = {{"type", "Whitespace"}}; })),
-                    Catch::Contains("pre_tokenizer \"Whitespace\" is not supported"));
-  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][1]["add_prefix_space"] = true; })),
-                    Catch::Contains("pre_tokenizer.ByteLevel.add_prefix_space"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["normalizer"] = {{"type", "BertNormalizer"}}; })),
+                    Catch::Contains("normalizer \"BertNormalizer\" is not supported"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(\\s+"; })),
+                    Catch::Contains("pre_tokenizer.pretokenizers[0].pattern: regex") && Catch::Contains("does not compile"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"] = {{"type", "BertPreTokenizer"}}; })),
+                    Catch::Contains("pre_tokenizer \"BertPreTokenizer\" is not supported"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Sideways"; })),
+                    Catch::Contains("pre_tokenizer.pretokenizers[0].behavior") && Catch::Contains("not a behavior"));
+  CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][1]["add_prefix_space"] = "yes"; })),
+                    Catch::Contains("pre_tokenizer.pretokenizers[1].add_prefix_space"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["decoder"] = {{"type", "WordPiece"}}; })),
                     Catch::Contains("decoder \"WordPiece\" is not supported"));
   CHECK_THROWS_WITH(Tokenizer(with([](json& j) { j["added_tokens"][0]["lstrip"] = true; })),
@@ -206,9 +258,8 @@ TEST_CASE("BPE tokenizer: bad text and ids are clear errors", "[models][tokenize
   CHECK_THROWS_WITH(llama3.encode("ok \xC3(", false), Catch::Contains("not valid UTF-8 at byte 3"));
   CHECK_THROWS_WITH(llama3.decode({0, llama3.vocab_size()}), Catch::Contains("outside the vocabulary"));
   CHECK_THROWS_WITH(llama3.id_to_piece(-1), Catch::Contains("outside the vocabulary"));
-  // Qwen2 normalizes to NFC: composed text passes, text NFC would change is refused.
+  // Qwen2 normalizes to NFC: decomposed text encodes as its composed form; Llama-3 has no normalizer.
   Tokenizer qwen2(test::fixture("bpe/qwen2/tokenizer.json"));
-  CHECK_NOTHROW(qwen2.encode("caf\xC3\xA9", false));  // U+00E9
-  CHECK_THROWS_WITH(qwen2.encode("cafe\xCC\x81", false), Catch::Contains("NFC"));  // e + U+0301
-  CHECK_NOTHROW(llama3.encode("cafe\xCC\x81", false));  // Llama-3 has no normalizer
+  CHECK(qwen2.encode("cafe\xCC\x81", false) == qwen2.encode("caf\xC3\xA9", false));  // e + U+0301 vs U+00E9
+  CHECK(llama3.encode("cafe\xCC\x81", false) != llama3.encode("caf\xC3\xA9", false));
 }
