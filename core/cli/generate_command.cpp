@@ -42,7 +42,7 @@ int run_generate(const std::vector<std::string>& args) {
   go.stop_tokens = model->config().eos_token_ids;
   if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
   const auto spec = resolve_ripple_profile(to_spec(ma), *model, tok, rt.model);
-  auto method = CompressionMethod::create(spec, model->config(), model->fingerprint());
+  auto method = CompressionMethod::create(spec, model->config(), model->identity());
   KVCache cache(model->num_layers());
   HookRegistry hooks;
   auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));

@@ -174,7 +174,7 @@ int run_longbench(const std::vector<std::string>& args) {
     if (!model) model = load_model(a.rt.model, lo);
     spec = resolve_ripple_profile(spec, *model, tok, a.rt.model);
   }
-  const auto method = CompressionMethod::create(spec, mc, model ? model->fingerprint() : "");
+  const auto method = CompressionMethod::create(spec, mc, model ? model->identity() : ModelIdentity{});
 
   nlohmann::ordered_json run;
   run["model"] = absolute(a.rt.model);
@@ -197,6 +197,7 @@ int run_longbench(const std::vector<std::string>& args) {
                    {"options", spec.options}};
   nlohmann::ordered_json info;
   info["method"] = method->describe();
+  if (!method->notes().empty()) info["notes"] = method->notes();
   info["max_input_tokens_from"] = max_input.source;
   info["chat_template_from"] = template_why;
   std::string command_line = "ripplekv longbench";

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <iostream>
+#include <set>
 #include <numeric>
 #include <stdexcept>
 
@@ -25,6 +27,7 @@ struct MethodParts {
   std::unique_ptr<TokenSelector> selector;
   std::unique_ptr<LayerBudgetAllocator> allocator;
   std::string resolved_options;
+  std::vector<std::string> notes;
 };
 
 void fill_bytes(const KVCache& cache, CompressionReport& r) {
@@ -182,6 +185,7 @@ class ComposedMethod final : public CompressionMethod {
     return std::make_unique<BudgetedSession>(m_, hooks, prompt_len);
   }
   const CompressionSpec& spec() const override { return m_.spec; }
+  const std::vector<std::string>& notes() const override { return m_.notes; }
   std::string describe() const override {
     if (m_.selector->keeps_all()) return "full cache";
     return fmt::format("{} x {}, budget {}{}", m_.selector->name(), m_.allocator->name(), m_.spec.budget,
@@ -195,14 +199,14 @@ class ComposedMethod final : public CompressionMethod {
 }  // namespace
 
 std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model,
-                                                            const std::string& weights_fingerprint) {
+                                                            const ModelIdentity& identity) {
   MethodParts m;
   m.spec = spec;
   m.num_layers = model.num_layers;
   m.group_size = model.num_heads / model.num_kv_heads;
   PolicyOptions options(spec.options);
   options.model_layers = model.num_layers;
-  options.model_fingerprint = weights_fingerprint;
+  options.model = identity;
   m.selector = make_selector(spec.selector, options);
   if (!m.selector->keeps_all()) {
     m.allocator = make_allocator(spec.allocator, options);
@@ -211,6 +215,12 @@ std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSp
   }
   options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
   m.resolved_options = options.resolved();
+  m.notes = options.notes;
+  // Said once per process, however many methods (budgets, variants) repeat it.
+  static std::set<std::string> said;
+  for (const auto& note : m.notes) {
+    if (said.insert(note).second) std::cerr << "note: " << note << "\n";
+  }
   return std::make_unique<ComposedMethod>(std::move(m));
 }
 

@@ -21,6 +21,7 @@
 #include "core/cache/kv_cache.h"
 #include "core/hooks/hooks.h"
 #include "models/config/model_config.h"
+#include "models/config/model_identity.h"
 
 namespace ripplekv {
 
@@ -56,15 +57,18 @@ class CompressionMethod {
  public:
   virtual ~CompressionMethod() = default;
   // Validates names and options (throws std::invalid_argument listing valid choices).
-  // `weights_fingerprint` (LlamaModel::fingerprint()) lets policies that read per-model files
-  // refuse files made for other weights; empty skips that check.
+  // `identity` (LlamaModel::identity()) lets policies that read per-model files refuse files
+  // made for other weights; an empty fingerprint skips that check. Notes the policies make
+  // (notes()) are printed once to stderr here.
   static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model,
-                                                   const std::string& weights_fingerprint = "");
+                                                   const ModelIdentity& identity = {});
   // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
   virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const = 0;
   virtual const CompressionSpec& spec() const = 0;
   // One line, e.g. "snapkv x pyramid, budget 128 (window=32 kernel=7 pooling=max gqa=mean beta=20)".
   virtual std::string describe() const = 0;
+  // Things the run should record beside its results (see PolicyOptions::notes).
+  virtual const std::vector<std::string>& notes() const = 0;
 };
 
 // Names the registries know, for --help texts and error messages.

@@ -72,7 +72,7 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
       auto spec = parse_method(m, b);
       if (spec.selector == "full" && b != budgets.front()) continue;  // one row: budgets do not apply
       if (resolve) spec = resolve(spec);
-      variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.fingerprint()), {}, 0, 0, 0});
+      variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.identity()), {}, 0, 0, 0});
     }
   }
   for (const auto* ids : usable) {

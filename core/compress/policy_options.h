@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "models/config/model_identity.h"
+
 namespace ripplekv {
 
 class PolicyOptions {
@@ -18,7 +20,10 @@ class PolicyOptions {
   // The model the method will run on (set by CompressionMethod::create), for policies that
   // must check a file against it (e.g. a sensitivity profile).
   int64_t model_layers = 0;
-  std::string model_fingerprint;
+  ModelIdentity model;
+  // What a run should say once in its log and saved config (e.g. a profile measured at
+  // another dtype), added by the policies.
+  std::vector<std::string> notes;
 
   int64_t get_int(const std::string& key, int64_t fallback, const std::string& policy);
   double get_double(const std::string& key, double fallback, const std::string& policy);

@@ -36,8 +36,10 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, co
   p.num_heads = c.num_heads;
   p.num_kv_heads = c.num_kv_heads;
   p.vocab_size = c.vocab_size;
-  p.weights_fingerprint = model.fingerprint();
-  p.dtype = r.dtype;
+  const ModelIdentity id = model.identity();
+  p.weights_fingerprint = id.fingerprint;
+  p.dtype = id.dtype;
+  p.device = id.device;
   p.calibration_path = cal.path;
   p.calibration_hash = cal.hash;
   p.calibration_format = cal.format;
@@ -96,9 +98,11 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
   const auto cache_dir = take("profile_cache", default_cache);
   r.model_path = model_path;
   const auto cal = read_calibration(r.calibration_path);
-  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}", model.fingerprint(), cal.hash, r.samples,
-                                           r.max_tokens, r.profiler.noise.eps, r.profiler.kl_positions,
-                                           r.profiler.draws));
+  // Keyed on the checkpoint and the profiling dtype: a bf16 run profiles in bf16 and reuses
+  // that, a float32 run its own; neither is mistaken for the other.
+  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", model.fingerprint(), model.identity().dtype,
+                                           cal.hash, r.samples, r.max_tokens, r.profiler.noise.eps,
+                                           r.profiler.kl_positions, r.profiler.draws));
   const auto path = (std::filesystem::path(cache_dir) / fmt::format("profile-{}.json", key)).string();
   if (!std::filesystem::exists(path)) {
     std::cerr << fmt::format("[ripple] profiling {} layers on {} (cached as {})\n", model.num_layers(),

@@ -28,7 +28,9 @@ class RippleAllocator final : public LayerBudgetAllocator {
     }
     if (!(opts_.ratio >= 1.0)) throw std::invalid_argument(fmt::format("ripple: ratio={} must be >= 1", opts_.ratio));
     const auto profile = read_profile_json(path_);
-    if (o.model_layers > 0) check_profile_matches(profile, path_, o.model_layers, o.model_fingerprint);
+    if (o.model_layers > 0) {
+      for (auto& note : check_profile_matches(profile, path_, o.model_layers, o.model)) o.notes.push_back(std::move(note));
+    }
     scores_ = profile.scores(stat);
   }
   std::string name() const override { return "ripple"; }

@@ -1,5 +1,7 @@
 #include "core/ripple/sensitivity_profile.h"
 
+#include "models/loaders/checkpoint_fingerprint.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -50,7 +52,7 @@ void write_profile_json(const SensitivityProfile& p, const std::string& path) {
       {"model",
        {{"path", p.model_path}, {"architecture", p.model_architecture}, {"num_layers", p.num_layers},
         {"hidden_size", p.hidden_size}, {"num_heads", p.num_heads}, {"num_kv_heads", p.num_kv_heads},
-        {"vocab_size", p.vocab_size}, {"weights_fingerprint", p.weights_fingerprint}, {"dtype", p.dtype}}},
+        {"vocab_size", p.vocab_size}, {"weights_fingerprint", p.weights_fingerprint}, {"dtype", p.dtype}, {"device", p.device}}},
       {"calibration",
        {{"path", p.calibration_path}, {"hash", p.calibration_hash}, {"format", p.calibration_format},
         {"samples", p.samples}, {"max_tokens", p.max_tokens}}},
@@ -103,6 +105,7 @@ SensitivityProfile read_profile_json(const std::string& path) {
     p.vocab_size = m.value("vocab_size", int64_t{0});
     p.weights_fingerprint = m.value("weights_fingerprint", "");
     p.dtype = m.value("dtype", "");
+    p.device = m.value("device", "");
     const auto& c = need(j, "calibration", "");
     p.calibration_path = c.value("path", "");
     p.calibration_hash = c.value("hash", "");
@@ -138,17 +141,35 @@ SensitivityProfile read_profile_json(const std::string& path) {
   return p;
 }
 
-void check_profile_matches(const SensitivityProfile& p, const std::string& profile_path, int64_t num_layers,
-                           const std::string& weights_fingerprint) {
+std::vector<std::string> check_profile_matches(const SensitivityProfile& p, const std::string& profile_path,
+                                               int64_t num_layers, const ModelIdentity& model) {
   if (p.num_layers != num_layers) {
     throw std::invalid_argument(fmt::format("{}: the profile has {} layers but the model has {}; profile this model "
                                             "with `ripplekv profile`", profile_path, p.num_layers, num_layers));
   }
-  if (!weights_fingerprint.empty() && !p.weights_fingerprint.empty() && p.weights_fingerprint != weights_fingerprint) {
-    throw std::invalid_argument(fmt::format("{}: the profile was measured on other weights (fingerprint {} vs this "
-                                            "model's {}); profile this model with `ripplekv profile`",
-                                            profile_path, p.weights_fingerprint, weights_fingerprint));
+  std::vector<std::string> notes;
+  if (model.fingerprint.empty() || p.weights_fingerprint.empty()) return notes;
+  if (CheckpointFingerprint::is_checkpoint_fingerprint(p.weights_fingerprint)) {
+    if (p.weights_fingerprint != model.fingerprint) {
+      throw std::invalid_argument(fmt::format("{}: the profile was measured on another checkpoint (fingerprint {} vs "
+                                              "this model's {}); profile this model with `ripplekv profile`",
+                                              profile_path, p.weights_fingerprint, model.fingerprint));
+    }
+  } else if (p.weights_fingerprint != model.legacy_fingerprint) {
+    throw std::invalid_argument(fmt::format(
+        "{}: this profile was written by an older ripplekv, whose weights fingerprint depends on the dtype, and it "
+        "does not match this model in {}; if it was measured on this checkpoint, run with --dtype {} (the dtype it "
+        "was measured in), or re-profile with `ripplekv profile` to get a dtype-independent fingerprint",
+        profile_path, model.dtype, p.dtype.empty() ? "float32" : p.dtype));
   }
+  const bool other_dtype = !p.dtype.empty() && !model.dtype.empty() && p.dtype != model.dtype;
+  const bool other_device = !p.device.empty() && !model.device.empty() && p.device != model.device;
+  if (other_dtype || other_device) {
+    notes.push_back(fmt::format("{}: profile measured in {} on {}, used in {} on {} (same checkpoint)", profile_path,
+                                p.dtype, p.device.empty() ? "an unrecorded device" : p.device, model.dtype,
+                                model.device));
+  }
+  return notes;
 }
 
 }  // namespace ripplekv

@@ -2,6 +2,8 @@
 // measured, on which model and calibration set, with which settings. Torch-free.
 #pragma once
 
+#include "models/config/model_identity.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@ struct SensitivityProfile {
   int64_t vocab_size = 0;
   std::string weights_fingerprint;
   std::string dtype;
+  std::string device;
   // Calibration.
   std::string calibration_path;
   std::string calibration_hash;
@@ -48,8 +51,12 @@ void write_profile_csv(const SensitivityProfile& p, const std::string& path);
 // Throws std::invalid_argument naming the file and key when malformed.
 SensitivityProfile read_profile_json(const std::string& path);
 
-// Throws when the profile was measured on a different model (layer count or weights).
-void check_profile_matches(const SensitivityProfile& p, const std::string& profile_path, int64_t num_layers,
-                           const std::string& weights_fingerprint);
+// Throws when the profile was measured on a different model (layer count or checkpoint
+// fingerprint). A profile of the same checkpoint measured at another dtype or device is
+// accepted; the returned notes say so. Profiles written before checkpoint fingerprints
+// ("weights_fingerprint" without the "ckpt1:" prefix) carry a dtype-dependent fingerprint: they
+// are accepted at the dtype they were measured in, and otherwise refused with the fix.
+std::vector<std::string> check_profile_matches(const SensitivityProfile& p, const std::string& profile_path,
+                                               int64_t num_layers, const ModelIdentity& model);
 
 }  // namespace ripplekv

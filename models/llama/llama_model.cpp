@@ -8,8 +8,8 @@
 
 namespace ripplekv {
 
-LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights)
-    : config_(std::move(config)), weights_(std::move(weights)) {
+LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights, std::string checkpoint_fingerprint)
+    : config_(std::move(config)), weights_(std::move(weights)), checkpoint_fingerprint_(std::move(checkpoint_fingerprint)) {
   if (static_cast<int64_t>(weights_.layers.size()) != config_.num_layers) {
     throw std::invalid_argument("LlamaModel: number of layer weights differs from the config");
   }
@@ -37,6 +37,20 @@ LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights)
 }
 
 std::string LlamaModel::fingerprint() const {
+  return checkpoint_fingerprint_.empty() ? legacy_fingerprint() : checkpoint_fingerprint_;
+}
+
+ModelIdentity LlamaModel::identity() const {
+  ModelIdentity id;
+  id.fingerprint = fingerprint();
+  id.legacy_fingerprint = legacy_fingerprint();
+  id.dtype = dtype() == at::kFloat ? "float32" : dtype() == at::kBFloat16 ? "bfloat16" : dtype() == at::kHalf ? "float16"
+                                                                                                  : "other";
+  id.device = device().str();
+  return id;
+}
+
+std::string LlamaModel::legacy_fingerprint() const {
   // Cheap but sensitive: sums and abs-sums of the embedding, the last layer and the head.
   const auto& last = weights_.layers.back();
   double acc[6] = {

@@ -11,6 +11,7 @@
 #include "core/cache/kv_cache.h"
 #include "core/hooks/hooks.h"
 #include "models/config/model_config.h"
+#include "models/config/model_identity.h"
 
 namespace ripplekv {
 
@@ -36,16 +37,23 @@ enum class LogitsFor { LastToken, AllTokens };
 
 class LlamaModel {
  public:
-  // Weights must already be on their device and in their compute dtype.
-  LlamaModel(ModelConfig config, ModelWeights weights);
+  // Weights must already be on their device and in their compute dtype. `checkpoint_fingerprint`
+  // identifies the stored checkpoint (models/loaders/checkpoint_fingerprint.h); empty for
+  // weights that were never stored (then fingerprint() is the legacy one).
+  LlamaModel(ModelConfig config, ModelWeights weights, std::string checkpoint_fingerprint = "");
 
   const ModelConfig& config() const { return config_; }
   int64_t num_layers() const { return config_.num_layers; }
   at::Device device() const { return weights_.embed.device(); }
   at::ScalarType dtype() const { return weights_.embed.scalar_type(); }
   const ModelWeights& weights() const { return weights_; }
-  // A fingerprint of the weights (sums of a few tensors), to tie profiles to a model.
+  // The checkpoint's identity, the same at every dtype and device, to tie profiles to weights.
   std::string fingerprint() const;
+  // The fingerprint older ripplekv versions wrote into profiles: sums of a few tensors in the
+  // run's dtype (so it differs between dtypes of one checkpoint). Kept to accept old profiles.
+  std::string legacy_fingerprint() const;
+  // Fingerprints, dtype and device, for policies that check files against the model.
+  ModelIdentity identity() const;
 
   // Runs the prompt tokens [B, T] after whatever the cache holds; returns logits [B, 1, V]
   // (LastToken) or [B, T, V] in float32.
@@ -72,6 +80,7 @@ class LlamaModel {
   ModelConfig config_;
   ModelWeights weights_;
   at::Tensor inv_freq_;  // [head_dim / 2] float32 on the model's device
+  std::string checkpoint_fingerprint_;
 };
 
 }  // namespace ripplekv

@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/loaders/checkpoint_fingerprint.h"
 #include "models/loaders/safetensors.h"
 
 namespace ripplekv {
@@ -78,10 +79,14 @@ class TensorTaker {
                                            fmt::join(shape, ", ")));
     }
     used_.insert(name);
-    auto src = at::from_blob(const_cast<void*>(it->second.file->data(info)), info.shape,
-                             at::TensorOptions().dtype(to_aten(info.dtype)));
+    const void* data = it->second.file->data(info);
+    fingerprint_.add_tensor(name, st_dtype_name(info.dtype), info.shape, data,
+                            static_cast<std::size_t>(info.end - info.begin));
+    auto src = at::from_blob(const_cast<void*>(data), info.shape, at::TensorOptions().dtype(to_aten(info.dtype)));
     return src.to(opt_.device, opt_.dtype, /*non_blocking=*/false, /*copy=*/true);
   }
+
+  std::string fingerprint() const { return fingerprint_.value(); }
 
   void check_all_used(const std::set<std::string>& tolerated) const {
     for (const auto& [name, entry] : ckpt_.tensors()) {
@@ -98,6 +103,7 @@ class TensorTaker {
   std::string dir_;
   LoadOptions opt_;
   std::set<std::string> used_;
+  CheckpointFingerprint fingerprint_;
 };
 
 }  // namespace
@@ -142,7 +148,7 @@ std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const Lo
     w.lm_head = t.take("lm_head.weight", {c.vocab_size, h});
   }
   t.check_all_used(tolerated);
-  return std::make_unique<LlamaModel>(std::move(c), std::move(w));
+  return std::make_unique<LlamaModel>(std::move(c), std::move(w), t.fingerprint());
 }
 
 std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const LoadOptions& options) {
@@ -195,6 +201,9 @@ std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const Lo
   std::vector<float> buf(static_cast<size_t>(n_floats));
   in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size() * sizeof(float)));
   if (!in) throw std::runtime_error(fmt::format("{}: read failed", path));
+  CheckpointFingerprint fingerprint;
+  fingerprint.add_tensor("llama2c.header", "I32", {7}, hdr, sizeof(hdr));
+  fingerprint.add_tensor("llama2c.weights", "F32", {n_floats}, buf.data(), buf.size() * sizeof(float));
 
   const float* p = buf.data();
   auto take = [&](std::vector<int64_t> shape) {
@@ -246,7 +255,7 @@ std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const Lo
   }
   w.final_norm = dev(rms_final);
   w.lm_head = shared ? w.embed : dev(wcls);
-  return std::make_unique<LlamaModel>(std::move(c), std::move(w));
+  return std::make_unique<LlamaModel>(std::move(c), std::move(w), fingerprint.value());
 }
 
 }  // namespace ripplekv

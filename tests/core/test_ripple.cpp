@@ -195,14 +195,14 @@ TEST_CASE("RippleKV: bad input is a clear error", "[core][ripple][bad-input]") {
   p.layers.resize(4);
   const auto path = temp_path("profile.json");
   write_profile_json(p, path);
-  CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, 5, ""), Contains("has 4 layers but the model has 5"));
+  CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, 5, {}), Contains("has 4 layers but the model has 5"));
   CHECK_THROWS_WITH(
-      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->fingerprint()),
-      Contains("other weights"));
+      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->identity()),
+      Contains("older ripplekv"));
   p.weights_fingerprint = model->fingerprint();
   write_profile_json(p, path);
   CHECK_NOTHROW(
-      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->fingerprint()));
+      CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}}}, model->config(), model->identity()));
   CHECK_THROWS_WITH(
       CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}, {"ratio", "0.5"}}}, model->config()),
       Contains("ratio=0.5"));
@@ -248,7 +248,7 @@ TEST_CASE("RippleKV end to end: profile, save, reload, allocate through the regi
   CHECK(back.layers[0].mean == Approx(res.layers[0].mean));
   // The insensitive layer gets the fewest tokens, and the total is exact.
   auto method = CompressionMethod::create({"snapkv", "ripple", 48, {{"profile", path}, {"ratio", "8"}, {"window", "8"}}},
-                                          dead->config(), dead->fingerprint());
+                                          dead->config(), dead->identity());
   KVCache cache(4);
   HookRegistry hooks;
   auto session = method->begin(hooks, 100);
@@ -258,4 +258,81 @@ TEST_CASE("RippleKV end to end: profile, save, reload, allocate through the regi
   CHECK(std::accumulate(report.kept.begin(), report.kept.end(), int64_t{0}) == 4 * 48);
   CHECK(*std::min_element(report.kept.begin(), report.kept.end()) == report.kept[1]);
   fs::remove(path);
+}
+
+TEST_CASE("A profile belongs to the stored checkpoint, not to the run's dtype", "[core][ripple][profile]") {
+  using Catch::Contains;
+  const auto dir = test::fixture("hf/llama_gqa");
+  LoadOptions bf16;
+  bf16.dtype = at::kBFloat16;
+  auto fp32_model = load_model(dir, {});
+  auto bf16_model = load_model(dir, bf16);
+  // The fingerprint identifies the checkpoint as stored: equal across dtypes, different across checkpoints.
+  CHECK(fp32_model->fingerprint().rfind("ckpt1:", 0) == 0);
+  CHECK(fp32_model->fingerprint() == bf16_model->fingerprint());
+  CHECK(fp32_model->legacy_fingerprint() != bf16_model->legacy_fingerprint());
+  auto other = load_model(test::fixture("hf/mistral"), {});
+  CHECK(other->fingerprint() != fp32_model->fingerprint());
+
+  const int64_t layers = fp32_model->num_layers();
+  SensitivityProfile p;
+  p.num_layers = layers;
+  p.layers.resize(static_cast<std::size_t>(layers), {1, 0, 1, 1, 1, 1});
+  p.weights_fingerprint = fp32_model->identity().fingerprint;
+  p.dtype = fp32_model->identity().dtype;
+  p.device = fp32_model->identity().device;
+  const auto path = temp_path("fp32_profile.json");
+  write_profile_json(p, path);
+  // float32 profile, bfloat16 run of the same checkpoint: accepted, and said.
+  const auto notes = check_profile_matches(read_profile_json(path), path, layers, bf16_model->identity());
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Contains("measured in float32 on cpu, used in bfloat16 on cpu"));
+  auto method = CompressionMethod::create({"snapkv", "ripple", 16, {{"profile", path}, {"window", "4"}}},
+                                          bf16_model->config(), bf16_model->identity());
+  CHECK(method->notes() == notes);
+  CHECK(check_profile_matches(read_profile_json(path), path, layers, fp32_model->identity()).empty());
+  // Another checkpoint with the same layer count: refused.
+  ModelIdentity stranger = other->identity();
+  CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, layers, stranger),
+                    Contains("another checkpoint") && Contains("ripplekv profile"));
+  // A profile from before checkpoint fingerprints: fine at its own dtype, a clear error at another.
+  p.weights_fingerprint = fp32_model->legacy_fingerprint();
+  write_profile_json(p, path);
+  CHECK(check_profile_matches(read_profile_json(path), path, layers, fp32_model->identity()).empty());
+  CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, layers, bf16_model->identity()),
+                    Contains("older ripplekv") && Contains("--dtype float32") && Contains("ripplekv profile"));
+  fs::remove(path);
+}
+
+TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling dtype", "[core][ripple][profile]") {
+  const auto model_path = test::shared_data("stories260K/stories260K.bin");
+  Tokenizer tok(test::shared_data("stories260K/tok512.model"));
+  const auto cache_dir = temp_path("profile_cache");
+  fs::remove_all(cache_dir);
+  const CompressionSpec spec{"snapkv", "ripple", 16,
+                             {{"calibration", test::shared_data("longbench/raw/multi_news.jsonl")},
+                              {"calibration_samples", "1"},
+                              {"calibration_max_tokens", "24"},
+                              {"kl_positions", "4"},
+                              {"profile_cache", cache_dir}}};
+  const auto count = [&] {
+    return std::distance(fs::directory_iterator(cache_dir), fs::directory_iterator());
+  };
+  auto fp32_model = load_model(model_path, {});
+  const auto a = resolve_ripple_profile(spec, *fp32_model, tok, model_path).options.at("profile");
+  CHECK(count() == 1);
+  // The same checkpoint and dtype reuse the file (a second load gives an equal fingerprint).
+  auto again = load_model(model_path, {});
+  CHECK(resolve_ripple_profile(spec, *again, tok, model_path).options.at("profile") == a);
+  CHECK(count() == 1);
+  // Another profiling dtype is another entry, not a reuse of the float32 one.
+  LoadOptions bf16;
+  bf16.dtype = at::kBFloat16;
+  auto bf16_model = load_model(model_path, bf16);
+  const auto b = resolve_ripple_profile(spec, *bf16_model, tok, model_path).options.at("profile");
+  CHECK(b != a);
+  CHECK(count() == 2);
+  CHECK(read_profile_json(b).dtype == "bfloat16");
+  CHECK(read_profile_json(a).weights_fingerprint == read_profile_json(b).weights_fingerprint);
+  fs::remove_all(cache_dir);
 }
