@@ -8,6 +8,7 @@ add_executable(ripplekv
   ${CMAKE_CURRENT_LIST_DIR}/profile_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/allocate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fidelity_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tokenize_command.cpp
 )
 if(RIPPLEKV_WITH_EVAL)  # the LongBench commands need eval/
   target_sources(ripplekv PRIVATE
