@@ -72,34 +72,67 @@ std::vector<PromptSegment> render_chat(const ChatTemplate& chat, std::string_vie
     case ChatTemplateKind::kMistral:
       return {bos(), text("[INST] " + p + " [/INST]")};
     case ChatTemplateKind::kLlama3:
-      return {special("<|begin_of_text|>"),
-              special("<|start_header_id|>"),
-              text("user"),
-              special("<|end_header_id|>"),
-              text("\n\n" + python_strip(prompt)),
-              special("<|eot_id|>"),
-              special("<|start_header_id|>"),
-              text("assistant"),
-              special("<|end_header_id|>"),
-              text("\n\n")};
-    case ChatTemplateKind::kChatMl: {
-      std::vector<PromptSegment> out;
-      if (!chat.system_prompt.empty()) {
-        out.push_back(special("<|im_start|>"));
-        out.push_back(text("system\n" + chat.system_prompt));
-        out.push_back(special("<|im_end|>"));
-        out.push_back(text("\n"));
-      }
-      out.push_back(special("<|im_start|>"));
-      out.push_back(text("user\n" + p));
-      out.push_back(special("<|im_end|>"));
-      out.push_back(text("\n"));
-      out.push_back(special("<|im_start|>"));
-      out.push_back(text("assistant\n"));
-      return out;
-    }
+    case ChatTemplateKind::kChatMl:
+      return render_chat_messages(chat, {{"user", p}});
   }
   throw std::logic_error("render_chat: unknown template kind");
+}
+
+std::vector<PromptSegment> render_chat_messages(const ChatTemplate& chat, const std::vector<ChatMessage>& messages,
+                                                bool add_generation_prompt) {
+  std::vector<PromptSegment> out;
+  switch (chat.kind) {
+    case ChatTemplateKind::kChatMl: {
+      const auto turn = [&](const std::string& role, const std::string& content) {
+        out.push_back(special("<|im_start|>"));
+        out.push_back(text(role + "\n" + content));
+        out.push_back(special("<|im_end|>"));
+        out.push_back(text("\n"));
+      };
+      if ((messages.empty() || messages[0].role != "system") && !chat.system_prompt.empty()) {
+        turn("system", chat.system_prompt);
+      }
+      for (const auto& m : messages) turn(m.role, m.content);
+      if (add_generation_prompt) {
+        out.push_back(special("<|im_start|>"));
+        out.push_back(text("assistant\n"));
+      }
+      return out;
+    }
+    case ChatTemplateKind::kLlama3: {
+      const auto header = [&](const std::string& role) {
+        out.push_back(special("<|start_header_id|>"));
+        out.push_back(text(role));
+        out.push_back(special("<|end_header_id|>"));
+      };
+      out.push_back(special("<|begin_of_text|>"));
+      for (const auto& m : messages) {
+        header(m.role);
+        out.push_back(text("\n\n" + python_strip(m.content)));
+        out.push_back(special("<|eot_id|>"));
+      }
+      if (add_generation_prompt) {
+        header("assistant");
+        out.push_back(text("\n\n"));
+      }
+      return out;
+    }
+    default:
+      if (messages.size() == 1 && messages[0].role == "user" && add_generation_prompt) {
+        return render_chat(chat, messages[0].content);
+      }
+      throw std::invalid_argument(fmt::format("the {} chat template is rendered for a single user message only",
+                                              chat_template_name(chat.kind)));
+  }
+}
+
+std::string render_chat_messages_text(const ChatTemplate& chat, const std::vector<ChatMessage>& messages,
+                                      bool add_generation_prompt, std::string_view bos_text) {
+  std::string out;
+  for (const auto& s : render_chat_messages(chat, messages, add_generation_prompt)) {
+    out += s.kind == PromptSegment::Kind::kBos ? std::string(bos_text) : s.text;
+  }
+  return out;
 }
 
 std::string render_chat_text(const ChatTemplate& chat, std::string_view prompt, std::string_view bos_text) {
@@ -189,13 +222,21 @@ ChatTemplate auto_chat_template(const std::filesystem::path& model_path, std::st
                                             config.string(), e.what()));
   }
   const auto it = j.find("chat_template");
-  if (it == j.end() || it->is_null()) {
+  // transformers 5 writes the template to chat_template.jinja beside tokenizer_config.json.
+  const auto jinja_file = model_path / "chat_template.jinja";
+  std::string source;
+  std::filesystem::path source_file = config;
+  if ((it == j.end() || it->is_null()) && std::filesystem::exists(jinja_file)) {
+    std::ifstream jin(jinja_file, std::ios::binary);
+    std::stringstream js;
+    js << jin.rdbuf();
+    source = js.str();
+    source_file = jinja_file;
+  } else if (it == j.end() || it->is_null()) {
     say(fmt::format("chat template: none ({} has no chat_template; pass --chat-template NAME for a chat model)",
                     config.string()));
     return {};
-  }
-  std::string source;
-  if (it->is_string()) {
+  } else if (it->is_string()) {
     source = it->get<std::string>();
   } else if (it->is_array()) {  // [{"name": "default", "template": "..."}, ...]
     for (const auto& entry : *it) {
@@ -208,15 +249,17 @@ ChatTemplate auto_chat_template(const std::filesystem::path& model_path, std::st
   try {
     found = detect_chat_template(source);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("{}: {}", config.string(), e.what()));
+    throw std::invalid_argument(fmt::format("{}: {}", source_file.string(), e.what()));
   }
   if (!found) {
     throw std::invalid_argument(fmt::format(
         "{}: the chat_template is none of the templates ripplekv renders ({}); pass --chat-template NAME "
         "(or none) explicitly",
-        config.string(), fmt::join(chat_template_names(), ", ")));
+        source_file.string(), fmt::join(chat_template_names(), ", ")));
   }
-  say(fmt::format("chat template: {} (recognised in {})", chat_template_name(found->kind), config.string()));
+  say(fmt::format("chat template: {}{} (recognised in {})", chat_template_name(found->kind),
+                  found->system_prompt.empty() ? "" : fmt::format(", default system message \"{}\"", found->system_prompt),
+                  source_file.string()));
   return *found;
 }
 

@@ -47,6 +47,23 @@ struct PromptSegment {
 // The user message rendered with the template (add_generation_prompt=True).
 std::vector<PromptSegment> render_chat(const ChatTemplate& chat, std::string_view prompt);
 
+// One message of a conversation ("system", "user", "assistant").
+struct ChatMessage {
+  std::string role;
+  std::string content;
+};
+
+// A conversation rendered as HF apply_chat_template(messages, add_generation_prompt) renders it
+// with the model's template. chatml: a first message that is not "system" gets the template's
+// default system message (when it has one), as the SmolLM2 and Qwen2.5 templates do; llama3:
+// contents trimmed. The other templates render a single user message only (else
+// std::invalid_argument).
+std::vector<PromptSegment> render_chat_messages(const ChatTemplate& chat, const std::vector<ChatMessage>& messages,
+                                                bool add_generation_prompt = true);
+// The same as one string, BOS spelled `bos_text`.
+std::string render_chat_messages_text(const ChatTemplate& chat, const std::vector<ChatMessage>& messages,
+                                      bool add_generation_prompt = true, std::string_view bos_text = "<s>");
+
 // The same as one string, BOS spelled `bos_text` (e.g. "<s>"), for logs and tests.
 std::string render_chat_text(const ChatTemplate& chat, std::string_view prompt,
                              std::string_view bos_text = "<s>");

@@ -90,3 +90,51 @@ TEST_CASE("model presets: the papers' max input lengths, matched from model path
   CHECK(adakv.at("mistral-7B-instruct-v0.2").get<long long>() ==
         find_model_preset("mistral-7b-instruct-v0.2").max_input_tokens);
 }
+
+// The real models' own templates (scripts/make_chat_template_fixtures.py: transformers'
+// apply_chat_template over conversations with and without a system message).
+TEST_CASE("SmolLM2 and Qwen2.5-Coder chat templates render exactly as HF apply_chat_template", "[eval][chat][real]") {
+  std::ifstream in(test::fixtures_dir() / "real" / "chat_templates.json");
+  REQUIRE(in);
+  const auto fixture = nlohmann::json::parse(in);
+  REQUIRE(fixture["models"].size() == 2);
+  for (const auto& [name, model] : fixture["models"].items()) {
+    const auto chat = detect_chat_template(model["chat_template"].get<std::string>());
+    REQUIRE(chat);
+    CHECK(chat->kind == ChatTemplateKind::kChatMl);
+    int with_system = 0, without_system = 0;
+    for (const auto& c : model["cases"]) {
+      std::vector<ChatMessage> messages;
+      for (const auto& m : c["messages"]) messages.push_back({m["role"], m["content"]});
+      (messages[0].role == "system" ? with_system : without_system)++;
+      INFO(name << ": " << c["messages"].dump() << " add_generation_prompt=" << c["add_generation_prompt"]);
+      CHECK(render_chat_messages_text(*chat, messages, c["add_generation_prompt"].get<bool>()) ==
+            c["rendered"].get<std::string>());
+    }
+    CHECK(with_system >= 4);
+    CHECK(without_system >= 4);
+  }
+  // Each template's own default system message was recognised.
+  CHECK(detect_chat_template(fixture["models"]["smollm2-135m-instruct"]["chat_template"].get<std::string>())
+            ->system_prompt == "You are a helpful AI assistant named SmolLM, trained by Hugging Face");
+  CHECK(detect_chat_template(fixture["models"]["qwen2.5-coder-1.5b-instruct"]["chat_template"].get<std::string>())
+            ->system_prompt == "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.");
+  // Templates other than chatml and llama3 render one user message only.
+  CHECK_THROWS_WITH(render_chat_messages(chat_template_from_name("mistral"), {{"system", "s"}, {"user", "u"}}),
+                    Catch::Contains("single user message"));
+}
+
+TEST_CASE("auto chat template: read from chat_template.jinja when tokenizer_config.json has none", "[eval][chat]") {
+  const auto dir = test::scratch_dir("jinja_template");
+  std::ofstream(dir / "tokenizer_config.json") << R"({"eos_token": "<|im_end|>"})";
+  std::ofstream(dir / "chat_template.jinja")
+      << "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ "
+         "'<|im_start|>system\nBe brief.<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + "
+         "message['content'] + '<|im_end|>' + '\n'}}{% endfor %}";
+  std::string why;
+  const auto chat = auto_chat_template(dir, &why);
+  CHECK(chat.kind == ChatTemplateKind::kChatMl);
+  CHECK(chat.system_prompt == "Be brief.");
+  CHECK_THAT(why, Catch::Contains("chat_template.jinja") && Catch::Contains("Be brief."));
+  std::filesystem::remove_all(dir);
+}
