@@ -29,13 +29,17 @@ PY_PACKAGES=(
   # plots (scripts/plot_*.py)
   "matplotlib==3.11.2"
   "Jinja2==3.1.6"   # scripts/make_prompt_fixtures.py (HF chat templates)
+  # real models from GGUF (scripts/get_model.sh, scripts/gguf_to_hf.py) and their fixtures
+  "gguf==0.19.0"
+  "accelerate==1.15.0"
+  "tokenizers==0.23.3"   # the version transformers 5.24.0 resolves to; pinned for the parity fixtures
 )
 
 log() { echo "[setup] $*" >&2; }
 
 # --- Debian packages ------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config libsentencepiece-dev libboost-program-options-dev catch2
-              libfmt-dev nlohmann-json3-dev python3-venv ccache)
+              libfmt-dev nlohmann-json3-dev libpcre2-dev libutf8proc-dev python3-venv ccache)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
