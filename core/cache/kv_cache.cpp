@@ -159,4 +159,18 @@ void KVCache::clear() {
   for (auto& l : layers_) l = Layer{};
 }
 
+KVCache KVCache::clone() const {
+  KVCache copy(num_layers());
+  copy.headroom_ = headroom_;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& from = layers_[i];
+    Layer& to = copy.layers_[i];
+    to = from;
+    if (from.k.defined()) to.k = from.k.clone();
+    if (from.v.defined()) to.v = from.v.clone();
+    if (from.pos.defined()) to.pos = from.pos.clone();
+  }
+  return copy;
+}
+
 }  // namespace ripplekv

@@ -56,6 +56,10 @@ class KVCache {
 
   void clear();
 
+  // An independent copy (the same buffers, capacity and headroom, copied), e.g. the full cache
+  // of one prefill handed to each of several compression methods.
+  KVCache clone() const;
+
  private:
   struct Layer {
     at::Tensor k, v, pos;  // capacity-sized buffers

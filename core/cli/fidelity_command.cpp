@@ -2,6 +2,9 @@
 // full cache, for several methods x budgets, as a markdown + CSV table.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <memory>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cli/command.h"
+#include "eval/progress_bar.h"
 #include "core/compress/fidelity.h"
 #include "core/compress/method_presets.h"
 #include "core/ripple/calibration.h"
@@ -100,7 +104,18 @@ int run_fidelity_command(const std::vector<std::string>& args) {
     }
     return resolve_ripple_profile(spec, *model, tok, rt.model);
   };
-  auto rows = run_fidelity(*model, texts, methods, budgets, fo, resolve);
+  // Profiles (ripple without profile=) are resolved before the bar starts.
+  std::unique_ptr<eval::ProgressBar> bar;
+  auto last = std::chrono::steady_clock::now();
+  auto rows = run_fidelity(*model, texts, methods, budgets, fo, resolve, [&](std::size_t done, std::size_t total) {
+    if (!bar) bar = std::make_unique<eval::ProgressBar>("fidelity texts", total, 0);
+    const auto now = std::chrono::steady_clock::now();
+    eval::ProgressBar::SampleStats stats;
+    stats.wall_seconds = std::chrono::duration<double>(now - last).count();
+    last = now;
+    bar->sample_done(stats);
+    if (done == total) bar->finish();
+  });
   const auto md = fidelity_markdown(rows);
   std::cout << md;
   std::cerr << fmt::format("{} texts x {} continuation tokens after a {}-token prompt\n",

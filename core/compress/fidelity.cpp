@@ -12,24 +12,17 @@ namespace ripplekv {
 
 namespace {
 
-// Next-token logits [C, V] along the continuation, after an optional compression.
+// Next-token logits [C - 1, V] along the continuation after the prompt, fed one token at a
+// time (teacher forcing) into `cache`, which holds the (possibly compressed) prompt.
 at::Tensor continuation_logits(const LlamaModel& model, const std::vector<int64_t>& ids, const FidelityOptions& o,
-                               const CompressionMethod* method, CompressionReport* report) {
+                               KVCache& cache) {
   const int64_t p = o.prompt_tokens, c = o.continuation;
-  KVCache cache(model.num_layers());
-  cache.set_headroom(c);
-  HookRegistry hooks;
-  std::unique_ptr<CompressionSession> session;
-  if (method) session = method->begin(hooks, p);
-  auto prompt = at::tensor(std::vector<int64_t>(ids.begin(), ids.begin() + p), at::kLong).view({1, p});
   std::vector<at::Tensor> out;
-  out.push_back(model.prefill(prompt, cache, &hooks)[0][0]);
-  if (session) *report = session->finish(cache);
   for (int64_t i = 0; i + 1 < c; ++i) {
     auto tok = at::tensor(std::vector<int64_t>{ids[static_cast<size_t>(p + i)]}, at::kLong).view({1, 1});
-    out.push_back(model.decode(tok, cache, &hooks)[0][0]);
+    out.push_back(model.decode(tok, cache, nullptr)[0][0]);
   }
-  return at::stack(out);
+  return out.empty() ? at::Tensor() : at::stack(out);
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -46,7 +39,8 @@ double percentile(std::vector<double> v, double q) {
 std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& texts,
                                       const std::vector<std::string>& methods, const std::vector<int64_t>& budgets,
                                       const FidelityOptions& o,
-                                      const std::function<CompressionSpec(CompressionSpec)>& resolve) {
+                                      const std::function<CompressionSpec(CompressionSpec)>& resolve,
+                                      const std::function<void(std::size_t, std::size_t)>& progress) {
   if (o.prompt_tokens < 1 || o.continuation < 1) throw std::invalid_argument("fidelity: prompt and continuation must be >= 1");
   std::vector<const std::vector<int64_t>*> usable;
   for (const auto& t : texts) {
@@ -75,18 +69,37 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
       variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.identity()), {}, 0, 0, 0});
     }
   }
+  // Every method compresses only after the prefill, and only observes it: so each text is
+  // prefilled once with every method's observers attached, and each method then compresses its
+  // own copy of the full cache. Results equal separate runs exactly (tested).
+  std::size_t done = 0;
   for (const auto* ids : usable) {
-    auto full = continuation_logits(model, *ids, o, nullptr, nullptr);
-    auto full_top = full.argmax(-1);
-    for (auto& v : variants) {
-      CompressionReport report;
-      auto logits = continuation_logits(model, *ids, o, v.method.get(), &report);
+    const int64_t p = o.prompt_tokens;
+    HookRegistry hooks;
+    std::vector<std::unique_ptr<CompressionSession>> sessions;
+    for (auto& v : variants) sessions.push_back(v.method->begin(hooks, p));
+    KVCache full_cache(model.num_layers());
+    full_cache.set_headroom(o.continuation);
+    auto prompt = at::tensor(std::vector<int64_t>(ids->begin(), ids->begin() + p), at::kLong).view({1, p});
+    const auto first = model.prefill(prompt, full_cache, &hooks)[0][0];  // before any compression
+    const auto with_first = [&](const at::Tensor& rest) {
+      return rest.defined() ? at::cat({first.unsqueeze(0), rest}) : first.unsqueeze(0);
+    };
+    KVCache reference = full_cache.clone();
+    const auto full = with_first(continuation_logits(model, *ids, o, reference));
+    const auto full_top = full.argmax(-1);
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      auto& v = variants[i];
+      KVCache cache = full_cache.clone();
+      const CompressionReport report = sessions[i]->finish(cache);
+      const auto logits = with_first(continuation_logits(model, *ids, o, cache));
       auto kl = kl_divergence(full, logits, KlDirection::Forward).contiguous().cpu();
       v.kl.insert(v.kl.end(), kl.data_ptr<double>(), kl.data_ptr<double>() + kl.numel());
       v.agree += (logits.argmax(-1) == full_top).sum().item<int64_t>();
       v.kv_fraction += report.full_bytes ? static_cast<double>(report.kept_bytes) / static_cast<double>(report.full_bytes) : 1.0;
       v.compressed += report.compressed ? 1 : 0;
     }
+    if (progress) progress(++done, usable.size());
   }
   std::vector<FidelityRow> rows;
   for (const auto& v : variants) {

@@ -30,11 +30,13 @@ struct FidelityRow {
   int64_t compressed_texts = 0;
 };
 
-// `methods` are parse_method() texts; each (method, budget) gives one row.
+// `methods` are parse_method() texts; each (method, budget) gives one row. Each text is
+// prefilled once for all of them. `progress(done, total)` is called after each text.
 std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& texts,
                                       const std::vector<std::string>& methods, const std::vector<int64_t>& budgets,
                                       const FidelityOptions& options,
-                                      const std::function<CompressionSpec(CompressionSpec)>& resolve = {});
+                                      const std::function<CompressionSpec(CompressionSpec)>& resolve = {},
+                                      const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 std::string fidelity_markdown(const std::vector<FidelityRow>& rows);
 std::string fidelity_csv(const std::vector<FidelityRow>& rows);

@@ -84,6 +84,23 @@ int64_t HookRegistry::window(HookSite site, int64_t layer) const {
   return w;
 }
 
+std::vector<int64_t> HookRegistry::windows(HookSite site, int64_t layer) const {
+  std::vector<int64_t> out;
+  for (const auto& e : state_->entries) {
+    if (matches(e, site, layer) && std::find(out.begin(), out.end(), e.window) == out.end()) out.push_back(e.window);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void HookRegistry::run_window(const HookContext& ctx, int64_t window, at::Tensor& tensor) const {
+  std::vector<HookFn> fns;
+  for (const auto& e : state_->entries) {
+    if (matches(e, ctx.site, ctx.layer) && e.window == window) fns.push_back(e.fn);
+  }
+  for (auto& fn : fns) fn(ctx, tensor);
+}
+
 void HookRegistry::run(const HookContext& ctx, at::Tensor& tensor) const {
   // Copy the callbacks first: a hook may add or remove hooks while it runs.
   std::vector<HookFn> fns;

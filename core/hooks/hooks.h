@@ -76,7 +76,14 @@ class HookRegistry {
 
   bool wants(HookSite site, int64_t layer) const;
   int64_t window(HookSite site, int64_t layer) const;  // largest window requested (0 if none)
+  // The distinct windows requested at a window site, ascending. Several observers of one
+  // prefill (e.g. every method of a comparison) may ask for different windows; the model
+  // computes each window's tensor on its own, so each observer sees exactly what it would see
+  // alone.
+  std::vector<int64_t> windows(HookSite site, int64_t layer) const;
   void run(const HookContext& ctx, at::Tensor& tensor) const;
+  // Runs only the hooks registered with `window` (for window sites).
+  void run_window(const HookContext& ctx, int64_t window, at::Tensor& tensor) const;
   size_t size() const;
 
  private:

@@ -100,13 +100,14 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   auto attn = ops::causal_attention(in);
 
   if (phase == Phase::Prefill && hooks) {
-    if (hooks->wants(HookSite::AttnWindow, l)) {
-      auto probs = ops::window_attention_probs(in, std::min<int64_t>(hooks->window(HookSite::AttnWindow, l), t));
-      run(HookSite::AttnWindow, probs);
+    // One tensor per distinct window, so that each observer gets what it would get alone.
+    for (const int64_t window : hooks->windows(HookSite::AttnWindow, l)) {
+      auto probs = ops::window_attention_probs(in, std::min<int64_t>(window, t));
+      hooks->run_window(HookContext{HookSite::AttnWindow, l, phase, &positions}, window, probs);
     }
-    if (hooks->wants(HookSite::AttnColumnSum, l)) {
-      auto sums = ops::attention_column_sums(in, std::min<int64_t>(hooks->window(HookSite::AttnColumnSum, l), t));
-      run(HookSite::AttnColumnSum, sums);
+    for (const int64_t window : hooks->windows(HookSite::AttnColumnSum, l)) {
+      auto sums = ops::attention_column_sums(in, std::min<int64_t>(window, t));
+      hooks->run_window(HookContext{HookSite::AttnColumnSum, l, phase, &positions}, window, sums);
     }
   }
 

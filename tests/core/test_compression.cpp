@@ -6,8 +6,11 @@
 
 #include "core/compress/compression.h"
 #include "core/compress/fidelity.h"
+#include "core/compress/method_presets.h"
+#include "core/ripple/sensitivity_profile.h"
 #include "models/loaders/load_model.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 
@@ -187,4 +190,60 @@ TEST_CASE("Fidelity: the full cache has KL 0, compression costs KL, an uncompres
   CHECK(fidelity_csv(rows).find("method,budget,texts") == 0);
   CHECK_THROWS_WITH(run_fidelity(*model, {{1, 2, 3}}, {"snapkv"}, {24}, o), Catch::Contains("no text has"));
   CHECK_THROWS_WITH(run_fidelity(*model, texts, {"snapkvv"}, {24}, o), Catch::Contains("unknown method"));
+}
+
+TEST_CASE("Fidelity: one shared prefill gives every method exactly the rows of a run of its own",
+          "[core][compress][fidelity]") {
+  auto model = load_model(test::fixture("compression/model"), {});
+  at::manual_seed(11);
+  std::vector<std::vector<int64_t>> texts;
+  for (int i = 0; i < 2; ++i) {
+    auto t = at::randint(3, 256, {110}, at::kLong);
+    texts.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + 110);
+  }
+  FidelityOptions o;
+  o.prompt_tokens = 96;
+  o.continuation = 8;
+  // A profile for the ripple rows (any per-layer scores; tied to this checkpoint).
+  SensitivityProfile profile;
+  profile.num_layers = model->num_layers();
+  profile.weights_fingerprint = model->fingerprint();
+  for (int64_t l = 0; l < profile.num_layers; ++l) profile.layers.push_back({0.1 * (l + 1), 0, 0, 0, 0, 1});
+  const auto dir = test::scratch_dir("fidelity", "shared");
+  const auto profile_path = (dir / "profile.json").string();
+  write_profile_json(profile, profile_path);
+  // Every preset (the registry's list), with windows that fit the prompt, plus per-query-head SnapKV.
+  std::vector<std::string> methods;
+  for (const auto& p : method_presets()) {
+    const std::string name = p.name;
+    if (name == "full" || name == "random" || name == "knorm" || name == "streamingllm") {
+      methods.push_back(name);
+    } else if (name == "ripple") {
+      methods.push_back("ripple@window=8,ratio=4,profile=" + profile_path);
+    } else {
+      methods.push_back(name + "@window=8");
+    }
+  }
+  methods.push_back("snapkv@window=8,gqa=none");
+  REQUIRE(methods.size() >= 11);
+  const std::vector<int64_t> budgets{24, 48};
+  const auto together = run_fidelity(*model, texts, methods, budgets, o);
+  std::size_t row = 0;
+  for (const auto& m : methods) {
+    const auto alone = run_fidelity(*model, texts, {m}, budgets, o);
+    for (const auto& r : alone) {
+      REQUIRE(row < together.size());
+      const auto& t = together[row++];
+      INFO(m << " budget " << r.budget);
+      CHECK(t.method == r.method);
+      CHECK(t.budget == r.budget);
+      CHECK(t.kl_mean == r.kl_mean);  // exactly: the observers of other methods change nothing
+      CHECK(t.kl_max == r.kl_max);
+      CHECK(t.top1_agreement == r.top1_agreement);
+      CHECK(t.kv_fraction == r.kv_fraction);
+      CHECK(t.compressed_texts == r.compressed_texts);
+    }
+  }
+  CHECK(row == together.size());
+  std::filesystem::remove_all(dir);
 }

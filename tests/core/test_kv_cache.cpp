@@ -38,3 +38,24 @@ TEST_CASE("KV cache appends, keeps per-head tokens and reports bytes", "[core][c
   CHECK_THROWS_AS(cache.keep(1, at::tensor(std::vector<int64_t>{0}, at::kLong)), std::logic_error);
   CHECK_THROWS_AS(cache.append(0, k, v, 2), std::invalid_argument);  // goes back in time
 }
+
+TEST_CASE("KV cache clone is an independent copy", "[core][cache]") {
+  KVCache cache(2);
+  cache.set_headroom(4);
+  const auto k = at::randn({1, 2, 5, 4}), v = at::randn({1, 2, 5, 4});
+  for (int64_t l = 0; l < 2; ++l) cache.append(l, k, v, 0);
+  KVCache copy = cache.clone();
+  CHECK(at::equal(copy.keys(0), cache.keys(0)));
+  CHECK(at::equal(copy.positions(1), cache.positions(1)));
+  CHECK(copy.keys(0).strides() == cache.keys(0).strides());
+  // Mutating the copy (compress one layer, append to the other) leaves the original as it was.
+  copy.keep(0, at::tensor(std::vector<int64_t>{0, 3}, at::kLong));
+  copy.append(1, at::ones({1, 2, 1, 4}), at::ones({1, 2, 1, 4}), 5);
+  CHECK(cache.length(0) == 5);
+  CHECK(cache.length(1) == 5);
+  CHECK(at::equal(cache.keys(1), k));
+  CHECK(copy.length(0) == 2);
+  CHECK(copy.length(1) == 6);
+  CHECK(cache.next_position() == 5);
+  CHECK(copy.next_position() == 6);
+}
