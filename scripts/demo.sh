@@ -1,39 +1,52 @@
 #!/usr/bin/env bash
-# The main job on the embedded default (stories260K from ../shared/data): set up and build,
-# then the whole RippleKV pipeline:
-#   1. profile the model's per-layer KL sensitivity on a calibration set (LongBench multi_news),
+# The main job: set up and build, fetch SmolLM2-135M-Instruct (scripts/get_model.sh), then the
+# whole RippleKV pipeline on it:
+#   1. profile the per-layer KL sensitivity to value-cache noise on calibration text
+#      (LongBench multi_news records 0-7), in float32,
 #   2. map it to per-layer budgets for several ratios r,
-#   3. compare RippleKV (ripple allocator + SnapKV selection) with FullKV, SnapKV, PyramidKV,
-#      StreamingLLM and H2O at matched budgets (`ripplekv fidelity`), printing one table,
-#   4. draw the profile and budgets (out/demo/profile.png).
-# Everything lands in out/demo/ (override with OUT=...).
+#   3. compare full, SnapKV, PyramidKV, StreamingLLM, H2O, CAKE, SqueezeAttention and RippleKV
+#      (r = 2, 4) at matched budgets: fidelity (KL to the full cache) on held-out multi_news
+#      records, in bfloat16 with the float32 profile,
+#   4. a small task score: MiniLongBench qasper + samsum with every method at budget 128,
+#   5. tables and plots.
+# Everything lands in out/demo/ (override with OUT=...). Rerunning skips finished LongBench runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+START=$SECONDS
 scripts/setup.sh
+MODEL=$(scripts/get_model.sh smollm2-135m-instruct | tail -n 1)
 DATA=${RIPPLEKV_SHARED_DATA:-$(cd .. && pwd)/shared/data}
 OUT=${OUT:-out/demo}
 BIN=${RIPPLEKV_BUILD_DIR:-build}/ripplekv
 PY=${PY:-.venv/bin/python}
-MODEL=$DATA/stories260K/stories260K.bin
 CALIB=$DATA/longbench/raw/multi_news.jsonl
 mkdir -p "$OUT"
+step() { echo "== $1 ($((SECONDS - START)) s since start)"; }
 
-echo "== 1. sensitivity profile (stories260K, 5 layers; 16 multi_news samples x 400 tokens)"
-"$BIN" profile --model "$MODEL" --calibration "$CALIB" --samples 16 --max-tokens 400 --eps 0.1 \
-  --kl-positions 32 --draws 2 --out "$OUT/profile.json"
+step "1. sensitivity profile (SmolLM2-135M-Instruct, 30 layers; 8 multi_news texts x 512 tokens, float32)"
+if [ ! -f "$OUT/profile.json" ]; then
+  "$BIN" profile --model "$MODEL" --calibration "$CALIB" --samples 8 --max-tokens 512 --eps 0.1 \
+    --kl-positions 32 --out "$OUT/profile.json"
+fi
 
-echo "== 2. budgets for budget 64 (window 8 kept per layer)"
-"$BIN" allocate --profile "$OUT/profile.json" --budget 64 --ratio 1,2,4,8,16 --layers-min 8 --prompt-len 400 \
+step "2. budgets for budget 128 (32 kept per layer at least) and r = 1, 1.5, 2, 4, 8"
+"$BIN" allocate --profile "$OUT/profile.json" --budget 128 --ratio 1,1.5,2,4,8 --layers-min 32 --prompt-len 1024 \
   --out "$OUT/allocations.json"
 
-echo "== 3. fidelity at matched budgets (KL to the full cache over 64 continuation tokens)"
-W=window=8
-# Evaluated on multi_news records the profile was not calibrated on (--skip-texts 16).
-"$BIN" fidelity --model "$MODEL" --texts "$CALIB" --skip-texts 16 \
-  --methods "full,snapkv@$W,pyramidkv@$W,streamingllm,h2o@$W,ripple@$W,ratio=2,ripple@$W,ratio=4,ripple@$W,ratio=8" \
-  --profile "$OUT/profile.json" --budgets 32,64,128 --prompt-tokens 400 --continuation 64 --max-texts 8 \
-  --out "$OUT" "$@"
+step "3. fidelity at matched budgets (KL to the full cache over 32 continuation tokens, bfloat16)"
+# Held-out texts: the profile was calibrated on records 0-7.
+"$BIN" fidelity --model "$MODEL" --dtype bfloat16 --texts "$CALIB" --skip-texts 8 \
+  --methods "full,snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,ripple@ratio=2,ripple@ratio=4" \
+  --profile "$OUT/profile.json" --budgets 64,256 --prompt-tokens 1024 --continuation 32 --max-texts 4 \
+  --out "$OUT/fidelity"
 
-echo "== 4. plot"
+step "4. MiniLongBench qasper + samsum, every method at budget 128 (bfloat16)"
+"$BIN" sweep --config configs/sweeps/smollm2_demo.ini --set "model=$MODEL" \
+  --set "method.ripple.profile=$OUT/profile.json" --out "$OUT/longbench"
+"$BIN" table --runs "$OUT/longbench" --out "$OUT/longbench/tables"
+
+step "5. plots"
 "$PY" scripts/plot_profile.py --profile "$OUT/profile.json" --allocations "$OUT/allocations.json" \
-  --out "$OUT/profile.png" --title "stories260K: RippleKV layer sensitivity and budgets"
+  --out "$OUT/profile.png" --title "SmolLM2-135M-Instruct: RippleKV layer sensitivity and budgets"
+step "done: $OUT/profile.png, $OUT/fidelity/fidelity.md, $OUT/longbench/tables/"
+cat "$OUT/fidelity/fidelity.md"

@@ -6,6 +6,8 @@
 
 #include "core/cli/command.h"
 #include "core/ripple/profile_runner.h"
+#include "eval/chat_template.h"
+#include "eval/prompt_builder.h"
 #include "models/generation/generate.h"
 #include "models/loaders/load_model.h"
 #include "models/tokenizer/tokenizer.h"
@@ -15,7 +17,7 @@ namespace ripplekv::cli {
 int run_generate(const std::vector<std::string>& args) {
   RuntimeArgs rt;
   MethodArgs ma;
-  std::string prompt;
+  std::string prompt, chat_template = "none";
   int64_t max_new = 128;
   bool no_bos = false, show_ids = false;
   po::options_description desc;
@@ -25,6 +27,9 @@ int run_generate(const std::vector<std::string>& args) {
                      "prompt text (empty: start from BOS alone)")(
       "max-new-tokens", po::value<int64_t>(&max_new)->default_value(128), "tokens to generate at most")(
       "no-bos", po::bool_switch(&no_bos), "do not prepend the BOS token")(
+      "chat-template", po::value<std::string>(&chat_template)->default_value(chat_template),
+      "render the prompt as one user message: auto (the model folder's template) | none | llama2 | mistral | llama3 "
+      "| chatml")(
       "show-ids", po::bool_switch(&show_ids), "also print the generated token ids");
   po::variables_map vm;
   if (!parse_options("generate", args, desc, vm)) return 0;
@@ -33,7 +38,16 @@ int run_generate(const std::vector<std::string>& args) {
   LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
   auto model = load_model(rt.model, lo);
   Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
-  auto ids32 = tok.encode(prompt, !no_bos);
+  std::vector<int> ids32;
+  if (chat_template == "none") {
+    ids32 = tok.encode(prompt, !no_bos);
+  } else {
+    std::string why;
+    const auto chat = chat_template == "auto" ? eval::auto_chat_template(rt.model, &why)
+                                              : eval::chat_template_from_name(chat_template);
+    if (!why.empty()) std::cerr << why << "\n";
+    ids32 = eval::encode_segments(eval::render_chat(chat, prompt), tok, eval::chat_template_name(chat.kind));
+  }
   if (ids32.empty()) throw std::invalid_argument("the prompt encodes to no tokens; give --prompt or drop --no-bos");
   std::vector<int64_t> ids(ids32.begin(), ids32.end());
 
