@@ -3,6 +3,7 @@ list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/config/model_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/safetensors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/checkpoint_fingerprint.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loaders/llama2c_header.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/tokenizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/utf8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/byte_level.cpp

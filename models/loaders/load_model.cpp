@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/loaders/checkpoint_fingerprint.h"
+#include "models/loaders/llama2c_header.h"
 #include "models/loaders/safetensors.h"
 
 namespace ripplekv {
@@ -61,6 +62,21 @@ at::ScalarType to_aten(StDtype d) {
   return at::kFloat;
 }
 
+// A weight with NaN or Inf makes every answer silently wrong: refuse it at load, naming it.
+// `stored` is the tensor as read, `converted` in the run's dtype (float16 can overflow).
+void check_finite(const at::Tensor& stored, const at::Tensor& converted, const std::string& what) {
+  if (at::isfinite(converted).all().item<bool>()) return;
+  const auto bad_stored = at::logical_not(at::isfinite(stored)).flatten();
+  const int64_t n = bad_stored.sum().item<int64_t>();
+  if (n == 0) {
+    throw std::runtime_error(fmt::format("{}: values exceed the range of {} (they become Inf); run with --dtype "
+                                         "bfloat16 or float32", what, c10::toString(converted.scalar_type())));
+  }
+  const int64_t first = bad_stored.nonzero()[0][0].item<int64_t>();
+  throw std::runtime_error(fmt::format("{}: {} non-finite values (NaN or Inf), the first at flat index {}; the "
+                                       "checkpoint is corrupt: re-download or re-convert it", what, n, first));
+}
+
 class TensorTaker {
  public:
   TensorTaker(const SafetensorsCheckpoint& ckpt, const std::string& dir, const LoadOptions& opt)
@@ -83,7 +99,9 @@ class TensorTaker {
     fingerprint_.add_tensor(name, st_dtype_name(info.dtype), info.shape, data,
                             static_cast<std::size_t>(info.end - info.begin));
     auto src = at::from_blob(const_cast<void*>(data), info.shape, at::TensorOptions().dtype(to_aten(info.dtype)));
-    return src.to(opt_.device, opt_.dtype, /*non_blocking=*/false, /*copy=*/true);
+    auto out = src.to(opt_.device, opt_.dtype, /*non_blocking=*/false, /*copy=*/true);
+    check_finite(src, out, fmt::format("{}: tensor \"{}\" in {}", dir_, name, it->second.file->path()));
+    return out;
   }
 
   std::string fingerprint() const { return fingerprint_.value(); }
@@ -158,46 +176,14 @@ std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const Lo
   if (!in.read(reinterpret_cast<char*>(hdr), sizeof(hdr))) {
     throw std::runtime_error(fmt::format("{}: too short for a llama2.c header (28 bytes)", path));
   }
-  const int64_t dim = hdr[0], hidden = hdr[1], n_layers = hdr[2], n_heads = hdr[3], n_kv = hdr[4];
-  const bool shared = hdr[5] > 0;
-  const int64_t vocab = std::abs(static_cast<int64_t>(hdr[5])), seq_len = hdr[6];
-  const auto bad_header = [&](const char* what) {
-    return std::runtime_error(fmt::format("{}: bad llama2.c header ({}): dim={} hidden_dim={} n_layers={} n_heads={} "
-                                          "n_kv_heads={} vocab_size={} seq_len={}; is this a llama2.c .bin file?",
-                                          path, what, dim, hidden, n_layers, n_heads, n_kv, hdr[5], seq_len));
-  };
-  if (dim <= 0 || hidden <= 0 || n_layers <= 0 || n_heads <= 0 || n_kv <= 0 || vocab <= 0 || seq_len <= 0 ||
-      dim > (1 << 16) || hidden > (1 << 18) || n_layers > 1024 || vocab > (1 << 22) || seq_len > (1 << 24)) {
-    throw bad_header("a field is out of range");
-  }
-  if (dim % n_heads != 0) throw bad_header("dim not divisible by n_heads");
-
-  ModelConfig c;
-  c.architecture = "llama2.c";
-  c.model_type = "llama2c";
-  c.vocab_size = vocab;
-  c.hidden_size = dim;
-  c.num_layers = n_layers;
-  c.num_heads = n_heads;
-  c.num_kv_heads = n_kv;
-  c.head_dim = dim / n_heads;
-  c.intermediate_size = hidden;
-  c.rms_norm_eps = 1e-5;  // run.c
-  c.rope_theta = 10000.0;
-  c.tie_word_embeddings = shared;
-  c.max_position_embeddings = seq_len;
-  c.bos_token_ids = {1};
-  c.eos_token_ids = {2};
-  c.validate(path);
-
+  const auto file_size = static_cast<uint64_t>(fs::file_size(path));
+  const Llama2cLayout layout = parse_llama2c_header(hdr, file_size, path);
+  const ModelConfig& c = layout.config;
+  const int64_t dim = c.hidden_size, hidden = c.intermediate_size, n_layers = c.num_layers, n_heads = c.num_heads;
+  const int64_t n_kv = c.num_kv_heads, vocab = c.vocab_size, seq_len = c.max_position_embeddings;
+  const bool shared = c.tie_word_embeddings;
+  const int64_t n_floats = layout.n_floats;
   const int64_t hs = c.head_dim, kvd = n_kv * hs;
-  const int64_t n_floats = vocab * dim + n_layers * (2 * dim + dim * dim * 2 + dim * kvd * 2 + 3 * dim * hidden) +
-                           dim + seq_len * hs + (shared ? 0 : vocab * dim);
-  const auto file_size = static_cast<int64_t>(fs::file_size(path));
-  if (file_size != 28 + 4 * n_floats) {
-    throw std::runtime_error(fmt::format("{}: file has {} bytes but its header implies {}; the file is truncated or "
-                                         "not a standard llama2.c checkpoint", path, file_size, 28 + 4 * n_floats));
-  }
   std::vector<float> buf(static_cast<size_t>(n_floats));
   in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size() * sizeof(float)));
   if (!in) throw std::runtime_error(fmt::format("{}: read failed", path));
@@ -237,25 +223,29 @@ std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const Lo
   p += seq_len * hs;  // freq_cis_real / freq_cis_imag: recomputed from theta instead
   at::Tensor wcls = shared ? emb : take({vocab, dim});
 
-  auto dev = [&](const at::Tensor& x) { return x.to(options.device, options.dtype, false, true); };
+  auto dev = [&](const at::Tensor& x, const char* name, int64_t layer = -1) {
+    auto out = x.to(options.device, options.dtype, false, true);
+    check_finite(x, out, layer < 0 ? fmt::format("{}: {}", path, name) : fmt::format("{}: {} of layer {}", path, name, layer));
+    return out;
+  };
   ModelWeights w;
-  w.embed = dev(emb);
+  w.embed = dev(emb, "token_embedding_table");
   for (int64_t l = 0; l < n_layers; ++l) {
     LayerWeights lw;
-    lw.attn_norm = dev(rms_att[l]);
-    lw.wq = dev(to_hf_rope(wq[l]));
-    lw.wk = dev(to_hf_rope(wk[l]));
-    lw.wv = dev(wv[l]);
-    lw.wo = dev(wo[l]);
-    lw.ffn_norm = dev(rms_ffn[l]);
-    lw.w_gate = dev(w1[l]);
-    lw.w_up = dev(w3[l]);
-    lw.w_down = dev(w2[l]);
+    lw.attn_norm = dev(rms_att[l], "rms_att_weight", l);
+    lw.wq = dev(to_hf_rope(wq[l]), "wq", l);
+    lw.wk = dev(to_hf_rope(wk[l]), "wk", l);
+    lw.wv = dev(wv[l], "wv", l);
+    lw.wo = dev(wo[l], "wo", l);
+    lw.ffn_norm = dev(rms_ffn[l], "rms_ffn_weight", l);
+    lw.w_gate = dev(w1[l], "w1", l);
+    lw.w_up = dev(w3[l], "w3", l);
+    lw.w_down = dev(w2[l], "w2", l);
     w.layers.push_back(std::move(lw));
   }
-  w.final_norm = dev(rms_final);
-  w.lm_head = shared ? w.embed : dev(wcls);
-  return std::make_unique<LlamaModel>(std::move(c), std::move(w), fingerprint.value());
+  w.final_norm = dev(rms_final, "rms_final_weight");
+  w.lm_head = shared ? w.embed : dev(wcls, "wcls");
+  return std::make_unique<LlamaModel>(layout.config, std::move(w), fingerprint.value());
 }
 
 }  // namespace ripplekv

@@ -82,11 +82,25 @@ std::map<std::string, StTensorInfo> parse_safetensors_header(const std::string& 
     ranges.emplace_back(t.begin, t.end);
     out.emplace(t.name, std::move(t));
   }
+  // As the safetensors library validates: the tensors tile the data section exactly, from
+  // byte 0 to its end, with no gap or overlap. A header length cut short by a byte or two still
+  // parses as JSON (the header ends in padding) but shifts every tensor: this catches it.
   std::sort(ranges.begin(), ranges.end());
-  for (size_t i = 1; i < ranges.size(); ++i) {
-    if (ranges[i].first < ranges[i - 1].second) {
+  uint64_t expected = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin < expected) {
       throw std::runtime_error(fmt::format("{}: two tensors overlap in the data section; the file is corrupt", source));
     }
+    if (begin > expected) {
+      throw std::runtime_error(fmt::format("{}: bytes {}..{} of the data section belong to no tensor; the header or the "
+                                           "data is damaged (re-download or re-convert the file)", source, expected, begin));
+    }
+    expected = end;
+  }
+  if (expected != data_size) {
+    throw std::runtime_error(fmt::format(
+        "{}: the tensors end at byte {} of the data section but it has {} bytes; the header length field or the file "
+        "is damaged (re-download or re-convert the file)", source, expected, data_size));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <fstream>
 
 #include "models/config/model_config.h"
@@ -99,7 +100,28 @@ TEST_CASE("Safetensors: corrupt files are clear errors", "[models][bad-input]") 
   }
   SECTION("missing tensor") {
     TempDir t;
-    auto bad = with_header(good, [](nlohmann::json& h) { h.erase("model.layers.1.mlp.up_proj.weight"); });
+    // A valid file that lacks the tensor (its bytes removed too; a gap alone is a corrupt file).
+    uint64_t n = 0;
+    std::memcpy(&n, good.data(), 8);
+    auto header = nlohmann::json::parse(good.substr(8, n));
+    std::vector<std::pair<uint64_t, std::string>> order;
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (it.key() != "__metadata__") order.emplace_back(it.value()["data_offsets"][0].get<uint64_t>(), it.key());
+    }
+    std::sort(order.begin(), order.end());
+    std::string data;
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [begin, name] : order) {
+      if (name == "model.layers.1.mlp.up_proj.weight") continue;
+      auto e = header[name];
+      const auto size = e["data_offsets"][1].get<uint64_t>() - begin;
+      e["data_offsets"] = {data.size(), data.size() + size};
+      data += good.substr(8 + n + begin, size);
+      kept[name] = e;
+    }
+    const auto h = kept.dump();
+    const uint64_t len = h.size();
+    const std::string bad = std::string(reinterpret_cast<const char*>(&len), 8) + h + data;
     auto dir = checkpoint_with(t, bad);
     CHECK_THROWS_WITH(load_model(dir.string(), {}),
                       Catch::Contains("model.layers.1.mlp.up_proj.weight") && Catch::Contains("missing"));
@@ -130,6 +152,43 @@ TEST_CASE("Safetensors: corrupt files are clear errors", "[models][bad-input]") 
     bad[10] = '\x01';
     auto dir = checkpoint_with(t, bad);
     CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("not valid JSON"));
+  }
+  SECTION("header length cut by 1 or 2 bytes (the header still parses: it ends in padding)") {
+    uint64_t n = 0;
+    std::memcpy(&n, good.data(), 8);
+    const std::string padded = nlohmann::json::parse(good.substr(8, n)).dump() + "  ";
+    for (const uint64_t cut : {1u, 2u}) {
+      TempDir t;
+      const uint64_t len = padded.size() - cut;
+      const std::string bad = std::string(reinterpret_cast<const char*>(&len), 8) + padded + good.substr(8 + n);
+      auto dir = checkpoint_with(t, bad);
+      CHECK_THROWS_WITH(load_model(dir.string(), {}), Catch::Contains("tensors end at byte") && Catch::Contains("damaged"));
+    }
+  }
+  SECTION("NaN or Inf in a weight") {
+    uint64_t n = 0;
+    std::memcpy(&n, good.data(), 8);
+    const auto header = nlohmann::json::parse(good.substr(8, n));
+    const auto begin = header["model.layers.1.self_attn.v_proj.weight"]["data_offsets"][0].get<uint64_t>();
+    for (const float bad_value : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+      TempDir t;
+      std::string bad = good;
+      std::memcpy(bad.data() + 8 + n + begin + 4 * 3, &bad_value, 4);  // element 3
+      auto dir = checkpoint_with(t, bad);
+      CHECK_THROWS_WITH(load_model(dir.string(), {}),
+                        Catch::Contains("model.layers.1.self_attn.v_proj.weight") && Catch::Contains("non-finite") &&
+                            Catch::Contains("flat index 3"));
+    }
+    // A finite float32 weight beyond float16's range overflows only in a float16 run.
+    TempDir t;
+    std::string big = good;
+    const float huge = 1e6f;
+    std::memcpy(big.data() + 8 + n + begin, &huge, 4);
+    auto dir = checkpoint_with(t, big);
+    CHECK_NOTHROW(load_model(dir.string(), {}));
+    LoadOptions fp16;
+    fp16.dtype = at::kHalf;
+    CHECK_THROWS_WITH(load_model(dir.string(), fp16), Catch::Contains("exceed the range") && Catch::Contains("bfloat16"));
   }
   SECTION("no weights at all") {
     TempDir t;
