@@ -87,6 +87,10 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
     };
     KVCache reference = full_cache.clone();
     const auto full = with_first(continuation_logits(model, *ids, o, reference));
+    if (!at::isfinite(full).all().item<bool>()) {
+      throw std::runtime_error("fidelity: the model produced NaN or Inf logits with the full cache (KL would be "
+                               "meaningless); check the weights and --dtype");
+    }
     const auto full_top = full.argmax(-1);
     for (std::size_t i = 0; i < variants.size(); ++i) {
       auto& v = variants[i];

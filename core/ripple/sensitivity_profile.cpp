@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -129,6 +130,15 @@ SensitivityProfile read_profile_json(const std::string& path) {
       r.p90 = l.value("p90", 0.0);
       r.max = l.value("max", 0.0);
       r.same_top_rate = l.value("same_top_rate", 0.0);
+      // A KL divergence is >= 0 (a float-rounding -1e-12 aside): a negative or non-finite one
+      // means a damaged or hand-edited file, and budgets built from it would be meaningless.
+      for (const auto& [key, value] : {std::pair<const char*, double>{"mean", r.mean}, {"p50", r.p50}, {"p90", r.p90},
+                                       {"max", r.max}}) {
+        if (!std::isfinite(value) || value < -1e-6) {
+          throw std::invalid_argument(fmt::format("{}: layers[{}].{} = {} is not a KL divergence (must be finite and "
+                                                  ">= 0); re-run `ripplekv profile`", path, p.layers.size(), key, value));
+        }
+      }
       p.layers.push_back(r);
     }
   } catch (const json::type_error& e) {

@@ -100,6 +100,12 @@ SensitivityProfileResult profile_sensitivity(const LlamaModel& model, const std:
       if (o.suffix_recompute) layer_inputs[l] = at::Tensor();  // no longer needed
       auto kl = at::cat(per_draw_kl, 0).contiguous();  // [R, K]
       const double* p = kl.data_ptr<double>();
+      for (int64_t i = 0; i < kl.numel(); ++i) {
+        if (!std::isfinite(p[i])) {
+          throw std::runtime_error(fmt::format("profile: layer {} gave a NaN or Inf KL divergence (the model's logits are "
+                                               "not finite); check the weights and --dtype", l));
+        }
+      }
       kl_all[l].insert(kl_all[l].end(), p, p + kl.numel());
       auto dm = kl.mean(1);
       for (int64_t r = 0; r < o.draws; ++r) draw_means[l].push_back(dm[r].item<double>());

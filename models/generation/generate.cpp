@@ -41,6 +41,9 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
 
   double t0 = now_seconds();
   auto logits = model.prefill(tokens, cache, hooks);
+  // Non-finite logits make argmax meaningless: tracked on the device, checked once at the end
+  // (no extra host sync per token).
+  auto finite = at::isfinite(logits).all();
   auto next = choose(logits, 0);  // [1, 1]
   sync(next);
   r.prefill_seconds = now_seconds() - t0;
@@ -62,10 +65,16 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
     r.tokens.push_back(id);
     if (i + 1 == options.max_new_tokens) break;
     logits = model.decode(next.view({1, 1}), cache, hooks);
+    finite = at::logical_and(finite, at::isfinite(logits).all());
     next = choose(logits, static_cast<int64_t>(r.tokens.size()));
   }
   sync(next);
   r.decode_seconds = now_seconds() - t0;
+  if (!finite.item<bool>()) {
+    throw std::runtime_error(
+        "generate: the model produced NaN or Inf logits (the generated tokens would be meaningless); check the "
+        "weights and --dtype (float16 overflows where bfloat16 does not)");
+  }
   return r;
 }
 
