@@ -1,5 +1,7 @@
 #include "eval/longbench_predictions.h"
 
+#include <map>
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -14,7 +16,16 @@ std::vector<PredictionRecord> load_predictions_jsonl(const std::filesystem::path
         path.string()));
   }
   std::vector<PredictionRecord> records;
+  // ripplekv's lines carry the sample's "_id" (pred.py's do not): a sample must count once.
+  std::map<std::string, std::size_t> id_lines;
   for_each_jsonl_record(path, options, [&](const nlohmann::json& j, std::size_t line) {
+    if (const auto id = j.find("_id"); id != j.end() && id->is_string()) {
+      const auto [at, fresh] = id_lines.emplace(id->get<std::string>(), line);
+      if (!fresh) {
+        throw std::runtime_error(fmt::format("_id \"{}\" was already on line {}: each sample must appear once",
+                                             at->first, at->second));
+      }
+    }
     PredictionRecord r;
     r.pred = json_string_field(j, "pred");
     r.answers = json_string_list_field(j, "answers");

@@ -115,8 +115,10 @@ std::vector<TaskResult> score_predictions_dir(const std::filesystem::path& dir,
   std::map<std::string, std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.size() < 5 || name.compare(name.size() - 5, 5, "jsonl") != 0) {
-      continue;
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, "jsonl") != 0) continue;
+    if (!entry.is_regular_file()) {
+      throw std::runtime_error(fmt::format("{}: is not a file; a <task>.jsonl here must hold predictions (move or "
+                                           "rename it)", entry.path().string()));
     }
     files[name.substr(0, name.find('.'))] = entry.path();
   }

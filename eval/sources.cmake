@@ -16,6 +16,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/model_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp
 )

@@ -30,6 +30,8 @@ int run_allocate(const std::vector<std::string>& args) {
       "out", po::value<std::string>(&out)->default_value(""), "also write the budgets as JSON");
   po::variables_map vm;
   if (!parse_options("allocate", args, desc, vm)) return 0;
+  if (layers_min < 0) throw UsageError(fmt::format("--layers-min {}: must be >= 0", layers_min));
+  if (prompt_len < 0) throw UsageError(fmt::format("--prompt-len {}: must be >= 0 (0 = no upper clamp)", prompt_len));
   const auto profile = read_profile_json(profile_path);
   const auto scores = profile.scores(score);
   const int64_t L = static_cast<int64_t>(scores.size());

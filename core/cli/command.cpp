@@ -1,5 +1,8 @@
 #include "core/cli/command.h"
 
+#include <cmath>
+#include <filesystem>
+
 #include <ATen/Parallel.h>
 #include "core/compress/policy_options.h"
 #include <fmt/format.h>
@@ -61,6 +64,9 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
     }
     if (vm.count("config")) {
       const auto path = vm["config"].as<std::string>();
+      if (std::filesystem::is_directory(path)) {
+        throw UsageError(fmt::format("--config {}: is a folder; give an INI file (e.g. configs/models/X.ini)", path));
+      }
       std::ifstream in(path);
       if (!in) throw UsageError(fmt::format("--config {}: cannot open the file", path));
       try {
@@ -98,7 +104,7 @@ void add_method_options(po::options_description& desc, MethodArgs& a) {
       "average cached prompt tokens per layer, observation window included (total = layers x budget)")(
       "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
       "policy option key=value, repeatable (e.g. window=32 kernel=7 pooling=max gqa=mean beta=20 sinks=4)")(
-      "ratio", po::value<double>(&a.ratio)->default_value(0), "RippleKV ratio r >= 1 (ripple allocator)");
+      "ratio", po::value<double>(&a.ratio), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 4)");
 }
 
 CompressionSpec to_spec(const MethodArgs& a) {
@@ -110,12 +116,31 @@ CompressionSpec to_spec(const MethodArgs& a) {
     auto [k, v] = parse_key_value(kv);
     if (!spec.options.emplace(k, v).second) throw UsageError(fmt::format("--method-opt {} given twice", k));
   }
-  if (a.ratio != 0) spec.options["ratio"] = fmt::format("{}", a.ratio);
+  if (!std::isnan(a.ratio)) {
+    if (!(a.ratio >= 1)) throw UsageError(fmt::format("--ratio {}: the RippleKV ratio must be >= 1 (1 = uniform)", a.ratio));
+    if (spec.options.count("ratio")) {
+      throw UsageError(fmt::format("--ratio {} and --method-opt ratio={} both given; give one", a.ratio,
+                                   spec.options["ratio"]));
+    }
+    if (spec.allocator != "ripple") {
+      throw UsageError(fmt::format("--ratio is an option of the ripple allocator, not of --allocator {}", spec.allocator));
+    }
+    spec.options["ratio"] = fmt::format("{}", a.ratio);
+  }
+  if (spec.selector == "full" && spec.budget != 0) {
+    throw UsageError(fmt::format("--selector full keeps the whole cache, so --budget {} would be ignored; drop "
+                                 "--budget or choose a compressing selector", spec.budget));
+  }
   return spec;
 }
 
 void apply_threads(int threads) {
   if (threads < 0) throw UsageError("--threads must be >= 0");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads > 4 * cores) {
+    throw UsageError(fmt::format("--threads {}: more than 4x this machine's {} cores only slows LibTorch down; use 0 "
+                                 "(all cores) or at most {}", threads, cores, 4 * cores));
+  }
   const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(n);
 }

@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ struct MethodArgs {
   std::string allocator = "uniform";
   int64_t budget = 0;
   std::vector<std::string> method_opts;  // key=value
-  double ratio = 0;                      // RippleKV ratio r (0 = not given)
+  double ratio = std::numeric_limits<double>::quiet_NaN();  // RippleKV ratio r (NaN = not given)
 };
 void add_method_options(po::options_description& desc, MethodArgs& args);
 // Builds the spec (ratio, when given, becomes the option ratio=r).

@@ -2,6 +2,7 @@
 // full cache, for several methods x budgets, as a markdown + CSV table.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -84,9 +85,19 @@ int run_fidelity_command(const std::vector<std::string>& args) {
   }
   const auto methods = split_methods(methods_s);
   if (methods.empty() || budgets.empty()) throw UsageError("fidelity: give at least one method and one budget");
-  for (const auto& m : methods) (void)parse_method(m, 1);  // names fail before the model loads
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    (void)parse_method(methods[i], 1);  // names fail before the model loads
+    if (std::find(methods.begin(), methods.begin() + static_cast<std::ptrdiff_t>(i), methods[i]) != methods.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError(fmt::format("--methods: \"{}\" is listed twice", methods[i]));
+    }
+  }
 
   auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const int64_t context = model->config().max_position_embeddings;
+  if (context > 0 && fo.prompt_tokens + fo.continuation > context) {
+    throw UsageError(fmt::format("--prompt-tokens {} + --continuation {} exceed the model's {}-token context",
+                                 fo.prompt_tokens, fo.continuation, context));
+  }
   Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
   const auto set = read_calibration(texts_path, format, text_field);
   std::vector<std::vector<int64_t>> texts;

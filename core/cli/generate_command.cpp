@@ -49,6 +49,11 @@ int run_generate(const std::vector<std::string>& args) {
     ids32 = eval::encode_segments(eval::render_chat(chat, prompt), tok, eval::chat_template_name(chat.kind));
   }
   if (ids32.empty()) throw std::invalid_argument("the prompt encodes to no tokens; give --prompt or drop --no-bos");
+  const int64_t context = model->config().max_position_embeddings;
+  if (context > 0 && static_cast<int64_t>(ids32.size()) + max_new > context) {
+    throw UsageError(fmt::format("the prompt's {} tokens + --max-new-tokens {} exceed the model's {}-token context; "
+                                 "shorten the prompt or lower --max-new-tokens", ids32.size(), max_new, context));
+  }
   std::vector<int64_t> ids(ids32.begin(), ids32.end());
 
   GenerateOptions go;

@@ -23,6 +23,7 @@
 #include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
 #include "eval/run_config.h"
+#include "eval/run_lock.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/generation/generate.h"
@@ -204,6 +205,9 @@ int run_longbench(const std::vector<std::string>& args) {
   for (const auto& arg : args) command_line += " " + arg;
   info["command"] = command_line;
   const fs::path out(a.out);
+  // One writer per folder and shard: two processes appending the same samples would corrupt it.
+  const RunLock lock(out, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
+                     shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count));
   claim_run_dir(out, run, info);
 
   std::cerr << fmt::format("ripplekv longbench: {} | {} | max input {} tokens ({}) | {} | out {}{}\n", a.rt.model,

@@ -8,6 +8,7 @@
 
 #include "core/cli/command.h"
 #include "eval/longbench_score.h"
+#include "eval/run_config.h"
 
 namespace ripplekv::cli {
 
@@ -16,7 +17,8 @@ int run_longbench_score(const std::vector<std::string>& args) {
   bool longbench_e = false, skip_unsupported = false;
   po::options_description desc;
   desc.add_options()("pred", po::value<std::string>(&pred)->required(), "folder of <task>.jsonl prediction files")(
-      "out", po::value<std::string>(&out)->default_value(""), "where the score files go (default: the --pred folder)")(
+      "out", po::value<std::string>(&out)->default_value(""), "where the score files go (default: the --pred folder when ripplekv wrote it, else a sibling "
+      "<pred>-scores folder: files ripplekv did not write are never overwritten)")(
       "e", po::bool_switch(&longbench_e), "LongBench-E: scores per length bucket (0-4k, 4-8k, 8k+)")(
       "skip-unsupported", po::bool_switch(&skip_unsupported),
       "skip tasks whose metric needs jieba (multifieldqa_zh, dureader, vcsum) instead of failing")(
@@ -37,8 +39,31 @@ int run_longbench_score(const std::vector<std::string>& args) {
     throw std::runtime_error(fmt::format("{}: no <task>.jsonl prediction files of LongBench tasks", pred));
   }
   const auto label = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
-  const auto written = eval::write_score_files(out.empty() ? dir : std::filesystem::path(out),
-                                               eval::RunScores{label, results}, longbench_e);
+  // A folder ripplekv wrote (a run's config.json, or the results.md ripplekv writes beside every
+  // result.json) takes its own scores; any other folder (pred.py's, a published one) is left
+  // untouched.
+  const auto ours = [](const std::filesystem::path& d) {
+    if (std::filesystem::exists(d / "results.md")) return true;
+    try {
+      (void)eval::read_run_config(d);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  std::filesystem::path target = out.empty() ? dir : std::filesystem::path(out);
+  if (out.empty() && !ours(dir)) {
+    target = dir.has_filename() ? dir.string() + "-scores" : dir.parent_path().string() + "-scores";
+  }
+  if (!ours(target)) {
+    for (const char* name : {"result.json", "list_result.json"}) {
+      if (std::filesystem::exists(target / name)) {
+        throw UsageError(fmt::format("{}: exists and was not written by ripplekv; give --out a folder of your own",
+                                     (target / name).string()));
+      }
+    }
+  }
+  const auto written = eval::write_score_files(target, eval::RunScores{label, results}, longbench_e);
   std::cout << eval::results_markdown({eval::RunScores{label, results}});
   for (const auto& p : written) std::cerr << "wrote " << p.string() << "\n";
   return 0;

@@ -43,6 +43,11 @@ int run_profile(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("profile", args, desc, vm)) return 0;
   apply_threads(rt.threads);
+  if (req.profiler.max_batch < 0) throw UsageError(fmt::format("--batch {}: must be >= 0 (0 = all draws at once)", req.profiler.max_batch));
+  if (req.profiler.kl_positions < 1 || req.profiler.kl_positions > req.max_tokens) {
+    throw UsageError(fmt::format("--kl-positions {} must be between 1 and --max-tokens ({})", req.profiler.kl_positions,
+                                 req.max_tokens));
+  }
   req.profiler.noise.mode = parse_noise_mode(noise);
   req.profiler.noise.positions = parse_noise_positions(positions);
   req.profiler.direction = parse_kl_direction(direction);
@@ -52,6 +57,10 @@ int run_profile(const std::vector<std::string>& args) {
   req.dtype = rt.dtype;
 
   auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const int64_t context = model->config().max_position_embeddings;
+  if (context > 0 && req.max_tokens > context) {
+    throw UsageError(fmt::format("--max-tokens {} exceeds the model's {}-token context", req.max_tokens, context));
+  }
   Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
   const bool tty = ::isatty(2) != 0;  // redraw one line on a terminal, plain lines in logs
   auto profile = run_profile(*model, tok, req, [tty](int64_t done, int64_t total) {

@@ -5,6 +5,8 @@
 // so that n machines (or an array job) split a grid; a rerun after a kill redoes what is
 // missing (the longbench runner resumes within a run, sample by sample).
 #include <fmt/format.h>
+
+#include <memory>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <iostream>
 
 #include "core/cli/command.h"
+#include "eval/run_lock.h"
 #include "core/compress/method_presets.h"
 #include "core/experiments/run_kinds.h"
 #include "core/experiments/sweep_grid.h"
@@ -145,7 +148,13 @@ int run_sweep(const std::vector<std::string>& args) {
     j["config"] = r.config;
     grid["runs"].push_back(j);
   }
-  if (!dry_run) write_json_atomically(root / "sweep.json", grid);
+  std::unique_ptr<eval::RunLock> lock;  // one sweep per folder and shard at a time
+  if (!dry_run) {
+    lock = std::make_unique<eval::RunLock>(
+        root, shard.is_whole() ? ".ripplekv-sweep-lock" : fmt::format(".ripplekv-sweep-lock-shard-{}-of-{}", shard.index, shard.count),
+        shard.is_whole() ? "this sweep folder" : fmt::format("shard {}/{} of this sweep folder", shard.index, shard.count));
+    write_json_atomically(root / "sweep.json", grid);
+  }
 
   std::vector<const SweepRun*> pending;
   std::size_t complete = 0;

@@ -11,6 +11,7 @@ ripplekv_add_test(test_core SOURCES
 if(RIPPLEKV_WITH_EVAL)
   ripplekv_add_test(test_cli SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_longbench_cli.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cli_errors.cpp
   )
   target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>")
   add_dependencies(test_cli ripplekv)

@@ -16,6 +16,9 @@ class CakeSelector final : public TokenSelector {
         kernel_(o.get_int("kernel", 5, "cake")),
         gamma_(o.get_double("gamma", 200.0, "cake")) {
     if (window_ < 1) throw std::invalid_argument(fmt::format("cake: window={} must be >= 1", window_));
+    if (!(gamma_ >= 0)) {
+      throw std::invalid_argument(fmt::format("cake: gamma={} must be >= 0 (it weighs the attention variance)", gamma_));
+    }
     if (kernel_ < 1 || kernel_ % 2 == 0) throw std::invalid_argument("cake: kernel must be a positive odd number");
   }
   std::string name() const override { return "cake"; }
