@@ -276,7 +276,8 @@ std::vector<std::string> run_labels(const std::vector<std::pair<std::string, Run
     }
   }
   std::vector<std::string> labels;
-  for (const auto& [model, id] : runs) {
+  for (const auto& [model, run_id] : runs) {
+    const auto& id = run_id;  // a structured binding cannot be captured by a lambda in C++17 (clang)
     std::string suffix;
     auto add = [&](const std::string& k) {
       const auto v = id.options.count(k) ? value_for_label(id.options.at(k)) : "default";

@@ -95,9 +95,19 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
   std::unordered_map<std::string, int> vocab;
   vocab.reserve(model["vocab"].size());
   int max_id = -1;
+  // Ids index a table: they must be non-negative ints, and not absurdly beyond the number of
+  // tokens the file defines (a corrupt id would otherwise ask for gigabytes).
+  const json added_list = root.value("added_tokens", json::array());
+  const int64_t defined = static_cast<int64_t>(model["vocab"].size() + (added_list.is_array() ? added_list.size() : 0));
+  const int64_t id_limit = 4 * defined + 65536;
+  const auto valid_id = [&](const json& id) {
+    return id.is_number_integer() && id.get<int64_t>() >= 0 && id.get<int64_t>() < id_limit;
+  };
   for (const auto& [piece, id] : model["vocab"].items()) {
-    if (!id.is_number_integer() || id.get<int>() < 0) {
-      throw std::invalid_argument(fmt::format("{}: model.vocab[{}] = {} is not an id", path, json(piece).dump(), id.dump()));
+    if (!valid_id(id)) {
+      throw std::invalid_argument(fmt::format("{}: model.vocab[{}] = {} is not an id (ids are integers from 0 to about "
+                                              "the number of tokens, here below {})",
+                                              path, json(piece).dump(), id.dump(), id_limit));
     }
     vocab.emplace(piece, id.get<int>());
     max_id = std::max(max_id, id.get<int>());
@@ -105,9 +115,10 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
   const json added = root.value("added_tokens", json::array());
   if (!added.is_array()) throw std::invalid_argument(fmt::format("{}: added_tokens is not a list", path));
   for (const auto& t : added) {
-    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
+    if (!t.is_object() || !t.contains("id") || !valid_id(t["id"]) || !t.contains("content") ||
         !t["content"].is_string() || t["content"].get<std::string>().empty()) {
-      throw std::invalid_argument(fmt::format("{}: added_tokens entry {} lacks an id or content", path, t.dump()));
+      throw std::invalid_argument(
+          fmt::format("{}: added_tokens entry {} lacks a valid id (below {}) or content", path, t.dump(), id_limit));
     }
     for (const char* flag : {"single_word", "lstrip", "rstrip"}) {  // never set by the models supported
       if (t.value(flag, false)) {

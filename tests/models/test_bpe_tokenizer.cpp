@@ -263,3 +263,18 @@ TEST_CASE("BPE tokenizer: bad text and ids are clear errors", "[models][tokenize
   CHECK(qwen2.encode("cafe\xCC\x81", false) == qwen2.encode("caf\xC3\xA9", false));  // e + U+0301 vs U+00E9
   CHECK(llama3.encode("cafe\xCC\x81", false) != llama3.encode("caf\xC3\xA9", false));
 }
+
+// Inputs the fuzzers (scripts/fuzz.sh) found crashing, kept as regressions: each must now be a
+// clear error, nothing worse.
+TEST_CASE("tokenizer.json inputs found by fuzzing are clear errors", "[models][tokenizer][bad-input][fuzz]") {
+  const fs::path dir = fs::path(RIPPLEKV_TEST_FIXTURES) / ".." / "fuzz" / "regressions" / "tokenizer_json";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    INFO(entry.path().string());
+    CHECK_THROWS_AS(Tokenizer(entry.path().string()), std::invalid_argument);
+    ++checked;
+  }
+  CHECK(checked >= 1);
+  // The first finding: an id of 92,222,222,200 (beyond int, and a table of that size).
+  CHECK_THROWS_WITH(Tokenizer((dir / "huge_vocab_id.json").string()), Catch::Contains("is not an id"));
+}
