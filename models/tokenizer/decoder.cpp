@@ -59,17 +59,7 @@ class Replace final : public Decoder {
  public:
   Replace(Regex pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
   std::vector<std::string> decode(std::vector<std::string> pieces) const override {
-    for (auto& p : pieces) {
-      std::string out;
-      std::size_t at = 0;
-      for (const auto& m : pattern_.find_all(p)) {
-        out.append(p, at, m.begin - at);
-        out += content_;
-        at = m.end;
-      }
-      out.append(p, at, std::string::npos);
-      p = std::move(out);
-    }
+    for (auto& p : pieces) p = pattern_.replace_all(p, content_);
     return pieces;
   }
 
@@ -172,25 +162,14 @@ std::unique_ptr<Decoder> make_decoder(const JsonSite& site, const json& spec) {
     if (spec.contains("prepend_scheme")) strip_first = get_string(site, spec, "prepend_scheme", "always") != "never";
     return std::make_unique<Metaspace>(get_char(site, spec, "replacement", "\xE2\x96\x81"), strip_first);
   }
-  if (type == "Replace") {
-    if (!spec.contains("content") || !spec["content"].is_string()) fail(site.at("content"), "missing or not a string");
-    return std::make_unique<Replace>(get_pattern(site, spec), spec["content"].get<std::string>());
-  }
+  if (type == "Replace") return std::make_unique<Replace>(get_pattern(site, spec), require_string(site, spec, "content"));
   if (type == "ByteFallback") return std::make_unique<ByteFallback>();
   if (type == "Fuse") return std::make_unique<Fuse>();
   if (type == "Strip") {
     return std::make_unique<Strip>(get_char(site, spec, "content", " "), get_count(site, spec, "start", 0),
                                    get_count(site, spec, "stop", 0));
   }
-  if (type == "Sequence") {
-    if (!spec.contains("decoders") || !spec["decoders"].is_array()) fail(site.at("decoders"), "missing or not a list");
-    std::vector<std::unique_ptr<Decoder>> parts;
-    for (std::size_t i = 0; i < spec["decoders"].size(); ++i) {
-      auto part = make_decoder(site.at("decoders").at(i), spec["decoders"][i]);
-      if (part) parts.push_back(std::move(part));
-    }
-    return std::make_unique<Sequence>(std::move(parts));
-  }
+  if (type == "Sequence") return std::make_unique<Sequence>(parse_sequence<Decoder>(site, spec, "decoders", make_decoder));
   fail(site, fmt::format("decoder \"{}\" is not supported (supported: ByteLevel, Metaspace, Replace, ByteFallback, "
                          "Fuse, Strip, Sequence)",
                          type));

@@ -120,17 +120,7 @@ class Prepend final : public Normalizer {
 class Replace final : public Normalizer {
  public:
   Replace(Regex pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
-  std::string normalize(std::string text) const override {
-    std::string out;
-    std::size_t at = 0;
-    for (const auto& m : pattern_.find_all(text)) {
-      out.append(text, at, m.begin - at);
-      out += content_;
-      at = m.end;
-    }
-    out.append(text, at, std::string::npos);
-    return out;
-  }
+  std::string normalize(std::string text) const override { return pattern_.replace_all(text, content_); }
 
  private:
   Regex pattern_;
@@ -190,20 +180,9 @@ std::unique_ptr<Normalizer> make_normalizer(const JsonSite& site, const json& sp
   }
   if (type == "StripAccents") return std::make_unique<StripAccents>();
   if (type == "Prepend") return std::make_unique<Prepend>(get_string(site, spec, "prepend", ""));
-  if (type == "Replace") {
-    if (!spec.contains("content") || !spec["content"].is_string()) fail(site.at("content"), "missing or not a string");
-    return std::make_unique<Replace>(get_pattern(site, spec), spec["content"].get<std::string>());
-  }
+  if (type == "Replace") return std::make_unique<Replace>(get_pattern(site, spec), require_string(site, spec, "content"));
   if (type == "Sequence") {
-    if (!spec.contains("normalizers") || !spec["normalizers"].is_array()) {
-      fail(site.at("normalizers"), "missing or not a list");
-    }
-    std::vector<std::unique_ptr<Normalizer>> parts;
-    for (std::size_t i = 0; i < spec["normalizers"].size(); ++i) {
-      auto part = make_normalizer(site.at("normalizers").at(i), spec["normalizers"][i]);
-      if (part) parts.push_back(std::move(part));
-    }
-    return std::make_unique<Sequence>(std::move(parts));
+    return std::make_unique<Sequence>(parse_sequence<Normalizer>(site, spec, "normalizers", make_normalizer));
   }
   fail(site, fmt::format("normalizer \"{}\" is not supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
                          "StripAccents, Prepend, Replace, Sequence)",

@@ -261,15 +261,7 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonSite& site, const jso
   }
   if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
   if (type == "Sequence") {
-    if (!spec.contains("pretokenizers") || !spec["pretokenizers"].is_array()) {
-      fail(site.at("pretokenizers"), "missing or not a list");
-    }
-    std::vector<std::unique_ptr<PreTokenizer>> parts;
-    for (std::size_t i = 0; i < spec["pretokenizers"].size(); ++i) {
-      auto part = make_pre_tokenizer(site.at("pretokenizers").at(i), spec["pretokenizers"][i]);
-      if (part) parts.push_back(std::move(part));
-    }
-    return std::make_unique<Sequence>(std::move(parts));
+    return std::make_unique<Sequence>(parse_sequence<PreTokenizer>(site, spec, "pretokenizers", make_pre_tokenizer));
   }
   fail(site, fmt::format("pre_tokenizer \"{}\" is not supported (supported: ByteLevel, Digits, Split, Metaspace, "
                          "Whitespace, WhitespaceSplit, Sequence)",

@@ -96,4 +96,16 @@ std::vector<Span> Regex::find_all(std::string_view text) const {
   return out;
 }
 
+std::string Regex::replace_all(const std::string& text, const std::string& content) const {
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& m : find_all(text)) {
+    out.append(text, at, m.begin - at);
+    out += content;
+    at = m.end;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
 }  // namespace ripplekv::bpe

@@ -30,6 +30,9 @@ class Regex {
   // after the previous match is skipped, as Rust's regex and Oniguruma iterators do.
   std::vector<Span> find_all(std::string_view text) const;
 
+  // `text` with every match replaced by `content`.
+  std::string replace_all(const std::string& text, const std::string& content) const;
+
   const std::string& pattern() const { return pattern_; }
 
  private:

@@ -57,6 +57,11 @@ std::string get_char(const JsonSite& site, const json& obj, const char* key, con
   return s;
 }
 
+std::string require_string(const JsonSite& site, const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) fail(site.at(key), "missing or not a string");
+  return obj[key].get<std::string>();
+}
+
 Regex get_pattern(const JsonSite& site, const json& obj, const char* key) {
   const json* v = member(obj, key);
   const JsonSite where = site.at(key);

@@ -2,7 +2,9 @@
 // unsupported or malformed field into an error naming the file and the field. Torch-free.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,5 +36,22 @@ std::string get_char(const JsonSite& site, const nlohmann::json& obj, const char
 
 // A Split/Replace pattern, {"String": "..."} (literal) or {"Regex": "..."}.
 Regex get_pattern(const JsonSite& site, const nlohmann::json& obj, const char* key = "pattern");
+
+// The string obj[key], required.
+std::string require_string(const JsonSite& site, const nlohmann::json& obj, const char* key);
+
+// The components of a Sequence: obj[key] must be a list; `make(site, spec)` builds each (null
+// entries are dropped).
+template <typename Component, typename Make>
+std::vector<std::unique_ptr<Component>> parse_sequence(const JsonSite& site, const nlohmann::json& obj, const char* key,
+                                                       Make make) {
+  if (!obj.contains(key) || !obj[key].is_array()) fail(site.at(key), "missing or not a list");
+  std::vector<std::unique_ptr<Component>> parts;
+  for (std::size_t i = 0; i < obj[key].size(); ++i) {
+    auto part = make(site.at(key).at(i), obj[key][i]);
+    if (part) parts.push_back(std::move(part));
+  }
+  return parts;
+}
 
 }  // namespace ripplekv::bpe
