@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cli/command.h"
+#include "models/io/input_file.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -31,6 +32,7 @@ int run_tokenize(const std::vector<std::string>& args) {
 
   std::ifstream file;
   if (input != "-") {
+    require_input_file(input, "a JSON-lines file (--input)");
     file.open(input);
     if (!file) throw std::invalid_argument(fmt::format("--input {}: cannot open", input));
   }

@@ -1,4 +1,5 @@
 #include "core/experiments/ini_file.h"
+#include "models/io/input_file.h"
 
 #include <fstream>
 #include <sstream>
@@ -51,6 +52,7 @@ IniFile parse_ini_text(const std::string& text, const std::string& path) {
 }
 
 IniFile read_ini_file(const std::string& path) {
+  require_input_file(path, "an INI file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path));
   std::stringstream ss;

@@ -104,7 +104,7 @@ void append_with_includes(const IniFile& file, const std::string& section_overri
     IniFile included;
     try {
       included = read_ini_file(entry.value);
-    } catch (const std::runtime_error& err) {
+    } catch (const std::exception& err) {
       throw std::invalid_argument(fmt::format("{}: include: {} (paths are relative to the working directory; run "
                                               "from the repository root)",
                                               e.where(), err.what()));

@@ -1,4 +1,5 @@
 #include "core/ripple/calibration.h"
+#include "models/io/input_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ std::string ends_with_ext(const std::string& p) {
 }  // namespace
 
 CalibrationSet read_calibration(const std::string& path, const std::string& format, const std::string& text_field) {
+  require_input_file(path, "a calibration / texts file (.txt, .jsonl or a LongBench file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(fmt::format("--calibration {}: cannot open the file", path));
   std::stringstream ss;

@@ -1,4 +1,5 @@
 #include "core/ripple/sensitivity_profile.h"
+#include "models/io/input_file.h"
 
 #include "models/loaders/checkpoint_fingerprint.h"
 
@@ -77,6 +78,7 @@ void write_profile_csv(const SensitivityProfile& p, const std::string& path) {
 }
 
 SensitivityProfile read_profile_json(const std::string& path) {
+  require_input_file(path, "a sensitivity profile JSON from `ripplekv profile`");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the profile (make one with `ripplekv profile`)", path));
   json j;

@@ -1,4 +1,5 @@
 #include "models/config/model_config.h"
+#include "models/io/input_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -186,6 +187,7 @@ ModelConfig parse_hf_config_text(const std::string& text, const std::string& sou
 }
 
 ModelConfig parse_hf_config_file(const std::string& path) {
+  require_input_file(path, "a Hugging Face config.json");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the model config", path));
   std::stringstream ss;

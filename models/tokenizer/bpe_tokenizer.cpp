@@ -1,4 +1,5 @@
 #include "models/tokenizer/bpe_tokenizer.h"
+#include "models/io/input_file.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json read_json(const std::string& path) {
+  require_input_file(path, "a JSON file");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(fmt::format("{}: cannot open", path));
   std::stringstream ss;

@@ -131,3 +131,22 @@ TEST_CASE("A <task>.jsonl that is a folder is an error, not silently skipped", "
   check_refused("longbench-score --pred " + root.string(), "samsum.jsonl: is not a file");
   fs::remove_all(root);
 }
+
+TEST_CASE("A folder given where a file belongs is a clear error, not a library message or an empty read",
+          "[cli][bad-input]") {
+  const auto dir = ripplekv::test::scratch_dir("cli_errors", "folder_as_file");
+  const std::string d = dir.string();
+  const std::string model = "--model " + shared_data("stories260K/stories260K.bin");
+  check_refused("allocate --profile " + d + " --budget 64", d + ": cannot open: is a folder, not a file; expected a sensitivity profile");
+  check_refused("generate " + model + " --prompt hi --selector snapkv --allocator ripple --budget 64 --method-opt profile=" + d,
+                "is a folder, not a file");
+  check_refused("fidelity " + model + " --texts " + d + " --methods snapkv --budgets 32 --prompt-tokens 200",
+                d + ": cannot open: is a folder, not a file; expected a calibration / texts file");
+  check_refused("profile " + model + " --calibration " + d + " --max-tokens 200 --out " + d + "/p.json",
+                "is a folder, not a file");
+  check_refused("tokenize --tokenizer " + shared_data("stories260K/tok512.model") + " --input " + d,
+                "is a folder, not a file; expected a JSON-lines file (--input)");
+  check_refused("generate " + model + " --prompt hi --selector snapkv --allocator profile --budget 64 --method-opt file=" + d,
+                "is a folder, not a file");
+  fs::remove_all(dir);
+}

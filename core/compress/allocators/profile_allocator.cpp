@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/compress/allocators/allocators.h"
+#include "models/io/input_file.h"
 #include "core/compress/budget_math.h"
 
 namespace ripplekv {
@@ -17,6 +18,7 @@ namespace ripplekv {
 namespace {
 
 std::vector<double> read_multipliers(const std::string& path) {
+  require_input_file(path, "a per-layer multipliers file (option file=)");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(fmt::format("profile: cannot open multipliers file \"{}\" (option file=)", path));
   std::stringstream ss;
