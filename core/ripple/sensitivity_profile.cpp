@@ -93,6 +93,19 @@ SensitivityProfile read_profile_json(const std::string& path) {
     }
     return obj[key];
   };
+  // Integers must be JSON integers: nlohmann converts a float beyond int64's range with
+  // undefined behaviour.
+  auto integer = [&](const json& obj, const char* key, const char* where, bool required) -> int64_t {
+    if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) {
+      if (required) need(obj, key, where);
+      return 0;
+    }
+    const json& v = obj[key];
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{1} << 62)) {
+      throw std::invalid_argument(fmt::format("{}: \"{}\"{} must be an integer, got {}", path, key, where, v.dump()));
+    }
+    return v.get<int64_t>();
+  };
   if (j.value("format", std::string()) != "ripplekv-sensitivity-profile") {
     throw std::invalid_argument(fmt::format("{}: \"format\" is not \"ripplekv-sensitivity-profile\"", path));
   }
@@ -101,11 +114,11 @@ SensitivityProfile read_profile_json(const std::string& path) {
     const auto& m = need(j, "model", "");
     p.model_path = m.value("path", "");
     p.model_architecture = m.value("architecture", "");
-    p.num_layers = need(m, "num_layers", " in model").get<int64_t>();
-    p.hidden_size = m.value("hidden_size", int64_t{0});
-    p.num_heads = m.value("num_heads", int64_t{0});
-    p.num_kv_heads = m.value("num_kv_heads", int64_t{0});
-    p.vocab_size = m.value("vocab_size", int64_t{0});
+    p.num_layers = integer(m, "num_layers", " in model", true);
+    p.hidden_size = integer(m, "hidden_size", " in model", false);
+    p.num_heads = integer(m, "num_heads", " in model", false);
+    p.num_kv_heads = integer(m, "num_kv_heads", " in model", false);
+    p.vocab_size = integer(m, "vocab_size", " in model", false);
     p.weights_fingerprint = m.value("weights_fingerprint", "");
     p.dtype = m.value("dtype", "");
     p.device = m.value("device", "");
@@ -113,15 +126,15 @@ SensitivityProfile read_profile_json(const std::string& path) {
     p.calibration_path = c.value("path", "");
     p.calibration_hash = c.value("hash", "");
     p.calibration_format = c.value("format", "");
-    p.samples = c.value("samples", int64_t{0});
-    p.max_tokens = c.value("max_tokens", int64_t{0});
+    p.samples = integer(c, "samples", " in calibration", false);
+    p.max_tokens = integer(c, "max_tokens", " in calibration", false);
     const auto& s = need(j, "settings", "");
     p.eps = s.value("eps", 0.0);
     p.noise_mode = s.value("noise_mode", "");
     p.positions = s.value("positions", "");
-    p.kl_positions = s.value("kl_positions", int64_t{0});
-    p.draws = s.value("draws", int64_t{0});
-    p.seed = s.value("seed", uint64_t{0});
+    p.kl_positions = integer(s, "kl_positions", " in settings", false);
+    p.draws = integer(s, "draws", " in settings", false);
+    p.seed = static_cast<uint64_t>(integer(s, "seed", " in settings", false));
     p.kl_direction = s.value("kl_direction", "");
     p.seconds = j.value("seconds", 0.0);
     for (const auto& l : need(j, "layers", "")) {

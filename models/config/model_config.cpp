@@ -2,6 +2,8 @@
 #include "models/io/input_file.h"
 
 #include <fmt/format.h>
+#include <type_traits>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -45,6 +47,20 @@ template <typename T>
 T get_required(const json& j, const char* key, const std::string& source) {
   if (!j.contains(key) || j[key].is_null()) {
     throw std::invalid_argument(fmt::format("{}: missing required key \"{}\"", source, key));
+  }
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts any number to an integer type, and a float beyond its range is
+    // undefined behaviour (found by fuzzing): accept integers, and floats that hold one exactly.
+    const json& v = j[key];
+    const bool exact_float = v.is_number_float() && std::isfinite(v.get<double>()) &&
+                             std::trunc(v.get<double>()) == v.get<double>() &&
+                             std::fabs(v.get<double>()) <= static_cast<double>(std::numeric_limits<T>::max() / 2);
+    if (!(v.is_number_integer() || exact_float)) {
+      throw std::invalid_argument(fmt::format("{}: key \"{}\" has the wrong type: it must be an integer (got {})", source, key, v.dump()));
+    }
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+      throw std::invalid_argument(fmt::format("{}: key \"{}\" = {} is out of range", source, key, v.dump()));
+    }
   }
   try {
     return j[key].get<T>();

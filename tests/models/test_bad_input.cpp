@@ -245,3 +245,22 @@ TEST_CASE("generation_config.json adds its stop tokens; a malformed one is a cle
   CHECK_THROWS_WITH(load_model(t.path.string(), {}), Catch::Contains("generation_config.json") &&
                                                          Catch::Contains("not valid JSON"));
 }
+
+// Inputs the fuzzers (scripts/fuzz.sh) found, kept as regressions: each is now a clear error.
+TEST_CASE("config.json inputs found by fuzzing are clear errors", "[models][bad-input][fuzz]") {
+  const fs::path dir = fs::path(RIPPLEKV_TEST_FIXTURES) / ".." / "fuzz" / "regressions" / "config_json";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    INFO(entry.path().string());
+    CHECK_THROWS_AS(parse_hf_config_text(read_file(entry.path()), entry.path().string()), std::invalid_argument);
+    ++checked;
+  }
+  CHECK(checked >= 1);
+  // The first finding: "vocab_size": 28e56, a float far beyond int64 (undefined behaviour before).
+  CHECK_THROWS_WITH(parse_hf_config_text(read_file(dir / "float_beyond_int64.json"), "c.json"),
+                    Catch::Contains("\"vocab_size\" has the wrong type: it must be an integer"));
+  // Integral floats are still read (some exporters write 4096.0).
+  CHECK(parse_hf_config_text(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 256.0,
+      "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "intermediate_size": 96, "max_position_embeddings": 512, "rms_norm_eps": 1e-5})", "c.json").vocab_size == 256);
+}
