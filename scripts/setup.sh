@@ -33,6 +33,14 @@ PY_PACKAGES=(
   "gguf==0.19.0"
   "accelerate==1.15.0"
   "tokenizers==0.23.3"   # the version transformers 5.24.0 resolves to; pinned for the parity fixtures
+  # RULER reference generator (scripts/make_ruler_fixtures.py)
+  "wonderwords==3.0.1"
+  "nltk==3.10.4"
+  "tenacity==9.2.1"
+  "PyYAML==6.0.4"
+  "scipy==1.17.1"   # RULER's freq_words_extraction.py (scipy.special.zeta)
+  "tqdm==4.70.1"
+  "pandas==3.1.1"   # RULER's eval/evaluate.py (scoring fixture)
 )
 
 log() { echo "[setup] $*" >&2; }
