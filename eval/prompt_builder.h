@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "eval/chat_template.h"
+#include "eval/engine/task.h"
 #include "eval/longbench_data.h"
 #include "eval/longbench_tasks.h"
 #include "models/tokenizer/tokenizer.h"
@@ -83,13 +84,6 @@ BuiltPrompt build_prompt(const Sample& sample, const LongBenchTask& task, const 
 std::string check_prompt_fits(const LongBenchTask& task, const Tokenizer& tokenizer, const PromptOptions& options);
 
 // Decoding settings of a task, as pred.py passes them to model.generate (greedy).
-struct TaskDecoding {
-  int64_t max_new_tokens = 0;         // dataset2maxlen
-  std::vector<int> extra_stop_tokens;  // samsum: tokenizer.encode("\n", add_special_tokens=False)[-1]
-  // min_length = context_length + 1 (samsum): no stop token may be chosen for the first
-  // this-many new tokens (HF masks their logits; they are not merely ignored).
-  int64_t min_new_tokens = 0;
-};
 TaskDecoding task_decoding(const LongBenchTask& task, const Tokenizer& tokenizer);
 
 // pred = tokenizer.decode(output[context_length:], skip_special_tokens=True). `stop_token`

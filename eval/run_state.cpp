@@ -176,15 +176,19 @@ PredictionFile::~PredictionFile() {
 }
 
 void PredictionFile::append(const Sample& sample, const std::string& pred) {
-  if (has(sample.id)) {
-    throw std::logic_error(fmt::format("{}: sample _id \"{}\" is already finished", path_.string(), sample.id));
+  append_line(sample.id, prediction_line(sample, pred));
+}
+
+void PredictionFile::append_line(const std::string& id, const std::string& line) {
+  if (has(id)) {
+    throw std::logic_error(fmt::format("{}: sample _id \"{}\" is already finished", path_.string(), id));
   }
-  write_fully(fd_, prediction_line(sample, pred) + "\n", path_);
+  write_fully(fd_, line + "\n", path_);
   if (::fdatasync(fd_) != 0 && errno != EINVAL) {
     throw std::runtime_error(fmt::format("{}: flushing to disk failed: {}", path_.string(), std::strerror(errno)));
   }
-  line_of_.emplace(sample.id, ids_.size());
-  ids_.push_back(sample.id);
+  line_of_.emplace(id, ids_.size());
+  ids_.push_back(id);
 }
 
 std::optional<std::vector<std::string>> read_prediction_ids(const fs::path& path) {

@@ -67,6 +67,8 @@ class PredictionFile {
   // Appends the sample's line (one write, then fsync). Throws std::logic_error if the id is
   // already there, std::runtime_error (naming the file) if the write fails.
   void append(const Sample& sample, const std::string& pred);
+  // Appends a line another format made (JSON, no newline, carrying "_id": id) the same way.
+  void append_line(const std::string& id, const std::string& line);
 
  private:
   std::filesystem::path path_;

@@ -19,6 +19,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/run_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench_task.cpp
 )
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${RIPPLEKV_EVAL_SOURCES})
 
@@ -31,3 +32,6 @@ endif()
 
 # Per-layer kept tokens of LongBench runs (for plots); plain arithmetic, no metric parity needed.
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/kept_tokens_log.cpp)
+
+# The evaluation engine (one prefill per sample for every compared method): needs LibTorch.
+list(APPEND RIPPLEKV_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine/engine.cpp)

@@ -6,19 +6,24 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "core/cli/command.h"
 #include "core/ripple/profile_runner.h"
 #include "core/compress/compression.h"
+#include "core/compress/method_presets.h"
 #include "eval/chat_template.h"
+#include "eval/engine/engine.h"
 #include "eval/kept_tokens_log.h"
 #include "eval/longbench_run.h"
+#include "eval/longbench_task.h"
 #include "eval/model_presets.h"
 #include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
@@ -48,7 +53,50 @@ struct LongBenchArgs {
   int64_t context_tokens = 0;
   std::string on_bad_line = "stop";
   bool longbench_e = false;
+  std::string methods, budgets;
+  bool save_prompts = false;
 };
+
+// One method x budget of a run: its own run folder, as a single-method run would write it.
+struct Planned {
+  std::string text;  // the method as given ("--selector ..." options, or a --methods entry)
+  CompressionSpec spec;
+  std::unique_ptr<CompressionMethod> method;
+  fs::path dir;
+};
+
+std::vector<int64_t> parse_budget_list(const std::string& csv) {
+  std::vector<int64_t> out;
+  std::stringstream ss(csv);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    std::size_t used = 0;
+    long long b = 0;
+    try {
+      b = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos || b < 1) {
+      throw UsageError(fmt::format("--budgets: \"{}\" is not a positive token count (e.g. --budgets 64,128,256)", item));
+    }
+    if (std::find(out.begin(), out.end(), b) != out.end()) throw UsageError(fmt::format("--budgets: {} is listed twice", b));
+    out.push_back(b);
+  }
+  return out;
+}
+
+// A folder name for a --methods entry at a budget: "snapkv_b128", "snapkv+ripple@ratio=4_b128", "full".
+std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
+  std::string name;
+  for (char c : text) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '=' || c == '@' || c == '_';
+    name += ok ? c : (c == ':' ? '+' : '_');
+  }
+  if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
+  return name;
+}
 
 ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
   if (fs::is_directory(path)) return parse_hf_config_file((fs::path(path) / "config.json").string());
@@ -120,7 +168,14 @@ int run_longbench(const std::vector<std::string>& args) {
        "the model's context; prompts must fit it (0 = the model's max_position_embeddings)")
       ("on-bad-line", po::value<std::string>(&a.on_bad_line)->default_value(a.on_bad_line),
        "a malformed data record: skip (with a warning) | stop")
-      ("e", po::bool_switch(&a.longbench_e), "LongBench-E: read <task>_e.jsonl, score per length bucket");
+      ("e", po::bool_switch(&a.longbench_e), "LongBench-E: read <task>_e.jsonl, score per length bucket")
+      ("methods", po::value<std::string>(&a.methods)->default_value(""),
+       "a grid in one call, each sample prefilled once for all: comma-separated methods (presets full snapkv "
+       "pyramidkv streamingllm h2o cake squeeze ripple random knorm, or selector:allocator[@key=value,...]); "
+       "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
+      ("budgets", po::value<std::string>(&a.budgets)->default_value(""), "with --methods: comma-separated budgets")
+      ("save-prompts", po::bool_switch(&a.save_prompts),
+       "write each sample's exact prompt text and token counts to <out>/prompts/<task>.jsonl");
   po::variables_map vm;
   if (!parse_options("longbench", args, desc, vm)) return 0;
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
@@ -169,117 +224,149 @@ int run_longbench(const std::vector<std::string>& args) {
     if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
   }
 
-  CompressionSpec spec = to_spec(a.method);
-  if (spec.allocator == "ripple") {
-    // The profile must match these weights; without profile= it is measured (and cached) now.
-    if (!model) model = load_model(a.rt.model, lo);
-    spec = resolve_ripple_profile(spec, *model, tok, a.rt.model);
+  // The method(s): one from --selector/--allocator/--budget (written to --out itself), or a
+  // grid from --methods x --budgets (one folder each under --out).
+  std::vector<Planned> plan;
+  const bool grid = !a.methods.empty();
+  if (grid) {
+    const MethodArgs defaults;
+    if (a.method.selector != defaults.selector || a.method.allocator != defaults.allocator || a.method.budget != 0 ||
+        !a.method.method_opts.empty() || !std::isnan(a.method.ratio)) {
+      throw UsageError("--methods gives the methods of a grid: drop --selector, --allocator, --budget, --method-opt "
+                       "and --ratio (write options into each method, e.g. snapkv@window=16, ripple@ratio=4)");
+    }
+    const auto texts = split_methods(a.methods);
+    const auto budgets = parse_budget_list(a.budgets);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (std::find(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(i), texts[i]) != texts.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw UsageError(fmt::format("--methods: \"{}\" is listed twice", texts[i]));
+      }
+      if (parse_method(texts[i], 0).selector == "full") {
+        plan.push_back({texts[i], parse_method(texts[i], 0), nullptr, {}});
+        continue;
+      }
+      if (budgets.empty()) throw UsageError(fmt::format("--methods {}: give --budgets (e.g. --budgets 64,128,256)", texts[i]));
+      for (auto b : budgets) plan.push_back({texts[i], parse_method(texts[i], b), nullptr, {}});
+    }
+    if (plan.empty()) throw UsageError("--methods: no method given (e.g. --methods full,snapkv,pyramidkv)");
+  } else {
+    if (!a.budgets.empty()) throw UsageError("--budgets goes with --methods; for one method use --budget N");
+    plan.push_back({"", to_spec(a.method), nullptr, {}});
   }
-  const auto method = CompressionMethod::create(spec, mc, model ? model->identity() : ModelIdentity{});
+  const fs::path out(a.out);
+  for (auto& p : plan) {
+    if (p.spec.allocator == "ripple") {
+      // The profile must match these weights; without profile= it is measured (and cached) now.
+      if (!model) model = load_model(a.rt.model, lo);
+      p.spec = resolve_ripple_profile(p.spec, *model, tok, a.rt.model);
+    }
+    p.method = CompressionMethod::create(p.spec, mc, model ? model->identity() : ModelIdentity{});
+    p.dir = grid ? out / variant_folder(p.text, p.spec) : out;
+  }
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (plan[i].dir == plan[j].dir) {
+        throw UsageError(fmt::format("--methods: {} and {} would share the folder {}", plan[j].text, plan[i].text,
+                                     plan[i].dir.string()));
+      }
+    }
+  }
 
-  nlohmann::ordered_json run;
-  run["model"] = absolute(a.rt.model);
-  run["tokenizer"] = absolute(tok_path);
-  run["dtype"] = a.rt.dtype;
-  run["device"] = a.rt.device;
-  run["tasks"] = nlohmann::ordered_json::array();
-  for (const auto* t : tasks) run["tasks"].push_back(std::string(t->name));
+  nlohmann::ordered_json run_common;
+  run_common["model"] = absolute(a.rt.model);
+  run_common["tokenizer"] = absolute(tok_path);
+  run_common["dtype"] = a.rt.dtype;
+  run_common["device"] = a.rt.device;
+  run_common["tasks"] = nlohmann::ordered_json::array();
+  for (const auto* t : tasks) run_common["tasks"].push_back(std::string(t->name));
   for (const auto& d : data) {
-    run["data"][std::string(d.task->name)] = {{"file", absolute(d.file.string())}, {"samples", d.samples.size()}};
+    run_common["data"][std::string(d.task->name)] = {{"file", absolute(d.file.string())}, {"samples", d.samples.size()}};
   }
-  run["max_samples"] = a.max_samples;
-  run["on_bad_line"] = a.on_bad_line;
-  run["longbench_e"] = a.longbench_e;
-  run["prompt"] = {{"max_input_tokens", prompt_options.max_input_tokens},
-                   {"context_tokens", prompt_options.context_tokens},
-                   {"chat_template", std::string(chat_template_name(chat.kind))},
-                   {"chat_system_prompt", chat.system_prompt}};
-  run["method"] = {{"selector", spec.selector}, {"allocator", spec.allocator}, {"budget", spec.budget},
-                   {"options", spec.options}};
-  nlohmann::ordered_json info;
-  info["method"] = method->describe();
-  if (!method->notes().empty()) info["notes"] = method->notes();
-  info["max_input_tokens_from"] = max_input.source;
-  info["chat_template_from"] = template_why;
+  run_common["max_samples"] = a.max_samples;
+  run_common["on_bad_line"] = a.on_bad_line;
+  run_common["longbench_e"] = a.longbench_e;
+  run_common["prompt"] = {{"max_input_tokens", prompt_options.max_input_tokens},
+                          {"context_tokens", prompt_options.context_tokens},
+                          {"chat_template", std::string(chat_template_name(chat.kind))},
+                          {"chat_system_prompt", chat.system_prompt}};
   std::string command_line = "ripplekv longbench";
   for (const auto& arg : args) command_line += " " + arg;
-  info["command"] = command_line;
-  const fs::path out(a.out);
+
   // One writer per folder and shard: two processes appending the same samples would corrupt it.
-  const RunLock lock(out, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
-                     shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count));
-  claim_run_dir(out, run, info);
+  std::vector<std::unique_ptr<RunLock>> locks;
+  std::vector<EngineVariant> variants;
+  for (const auto& p : plan) {
+    locks.push_back(std::make_unique<RunLock>(
+        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
+        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
+    nlohmann::ordered_json run = run_common;
+    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
+                     {"options", p.spec.options}};
+    nlohmann::ordered_json info;
+    info["method"] = p.method->describe();
+    if (!p.method->notes().empty()) info["notes"] = p.method->notes();
+    info["max_input_tokens_from"] = max_input.source;
+    info["chat_template_from"] = template_why;
+    info["command"] = command_line;
+    claim_run_dir(p.dir, run, info);
+    variants.push_back({p.method->describe(), p.dir, p.method.get()});
+  }
 
   std::cerr << fmt::format("ripplekv longbench: {} | {} | max input {} tokens ({}) | {} | out {}{}\n", a.rt.model,
-                           method->describe(), max_input.tokens, max_input.source, template_why, out.string(),
+                           grid ? fmt::format("{} variants, one prefill per sample", plan.size())
+                                : plan.front().method->describe(),
+                           max_input.tokens, max_input.source, template_why, out.string(),
                            shard.is_whole() ? "" : fmt::format(" | shard {}/{}", shard.index, shard.count));
 
+  EngineOptions engine;
+  engine.shard = shard;
+  if (a.save_prompts) engine.prompts_dir = out / "prompts";
   for (const auto& d : data) {
-    const LongBenchTask& task = *d.task;
-    const std::string name(task.name);
+    const std::string name(d.task->name);
     const auto all_ids = d.ids();
-    if (prediction_file_complete(prediction_path(out, name, Shard{}), all_ids)) {
-      std::cerr << fmt::format("{}: complete, skipped\n", name);
-      continue;
+    // Variants whose task is complete (merged, or this shard's part) are left out.
+    std::vector<EngineVariant> todo;
+    for (const auto& v : variants) {
+      if (prediction_file_complete(prediction_path(v.out_dir, name, Shard{}), all_ids)) continue;
+      const auto mine = shard_ids(all_ids, shard);
+      if (!shard.is_whole() && prediction_file_complete(prediction_path(v.out_dir, name, shard), mine)) continue;
+      todo.push_back(v);
     }
-    PredictionFile file(prediction_path(out, name, shard));
-    const auto mine = shard_ids(all_ids, shard);
-    std::size_t done = 0;
-    for (const auto& id : mine) done += file.has(id) ? 1 : 0;
-    if (done == mine.size()) {
+    if (todo.empty()) {
       std::cerr << fmt::format("{}: complete, skipped\n", name);
       continue;
     }
     if (!model) model = load_model(a.rt.model, lo);
-    const TaskDecoding decoding = task_decoding(task, tok);
-    GenerateOptions go;
-    go.max_new_tokens = decoding.max_new_tokens;
-    go.min_new_tokens = decoding.min_new_tokens;
-    go.stop_tokens = model->config().eos_token_ids;
-    if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
-    if (tok.eos_id() >= 0) go.stop_tokens.push_back(tok.eos_id());
-    for (int id : decoding.extra_stop_tokens) go.stop_tokens.push_back(id);
-
-    ProgressBar progress(name, mine.size(), done);
-    for (std::size_t k = 0; k < d.samples.size(); ++k) {
-      const Sample& sample = d.samples[k];
-      if (!shard.owns(k) || file.has(sample.id)) continue;
-      const auto t0 = std::chrono::steady_clock::now();
-      const BuiltPrompt prompt = build_prompt(sample, task, tok, prompt_options);
-      const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
-      HookRegistry hooks;
-      auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));
-      KVCache cache(model->num_layers());
-      CompressionReport report;
-      const auto r = greedy_generate(*model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
-      const std::string pred = decode_prediction(tok, r.tokens, r.stop_token);
-      file.append(sample, pred);
-      append_kept_tokens(out, name, shard, sample.id, r.prompt_tokens, report.compressed, report.kept);
-      ProgressBar::SampleStats stats;
-      stats.prompt_tokens = r.prompt_tokens;
-      stats.prefill_seconds = r.prefill_seconds;
-      // The decode loop's first token comes from the prefill logits (see greedy_generate).
-      stats.generated_tokens = std::max<int64_t>(0, static_cast<int64_t>(r.tokens.size()) - 1);
-      stats.decode_seconds = r.decode_seconds;
-      stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      progress.sample_done(stats);
+    if (engine.stop_tokens.empty()) {
+      engine.stop_tokens = model->config().eos_token_ids;
+      if (model->config().model_type == "llama2c") engine.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
+      if (tok.eos_id() >= 0) engine.stop_tokens.push_back(tok.eos_id());
     }
-    progress.finish();
+    const LongBenchEngineTask task(d, tok, prompt_options);
+    run_task(*model, task, todo, engine);
   }
 
   ScoreOptions score;
   score.longbench_e = a.longbench_e;
   score.read.skip_malformed_lines = false;
-  const auto finished = finish_run_dir(out, data, score);
-  if (!finished.complete) {
-    std::cerr << "not scored yet:\n";
-    for (const auto& line : finished.incomplete) std::cerr << "  " << line << "\n";
-    std::cerr << fmt::format("when every shard is done, `ripplekv longbench-merge --out {}` merges and scores them\n",
-                             out.string());
-    return 0;
+  std::vector<RunScores> scored;
+  std::vector<std::string> waiting;
+  for (const auto& p : plan) {
+    const auto finished = finish_run_dir(p.dir, data, score);
+    if (!finished.complete) {
+      for (const auto& line : finished.incomplete) waiting.push_back(grid ? p.dir.filename().string() + ": " + line : line);
+      continue;
+    }
+    scored.push_back(RunScores{grid ? p.dir.filename().string() : run_label(out), finished.results});
+    for (const auto& f : finished.written) std::cerr << "wrote " << f.string() << "\n";
   }
-  std::cout << results_markdown({RunScores{run_label(out), finished.results}});
-  for (const auto& p : finished.written) std::cerr << "wrote " << p.string() << "\n";
+  if (!waiting.empty()) {
+    std::cerr << "not scored yet:\n";
+    for (const auto& line : waiting) std::cerr << "  " << line << "\n";
+    std::cerr << fmt::format("when every shard is done, `ripplekv longbench-merge --out {}` merges and scores {}\n",
+                             grid ? "<out>/<variant>" : out.string(), grid ? "each variant folder" : "them");
+  }
+  if (!scored.empty()) std::cout << results_markdown(scored);
   return 0;
 }
 

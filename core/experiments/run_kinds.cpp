@@ -79,8 +79,9 @@ const std::vector<RunKind>& run_kinds() {
                      {"max-input-tokens", OptionType::kInt},
                      {"context-tokens", OptionType::kInt},
                      {"on-bad-line", OptionType::kString},
-                     {"e", OptionType::kBool}}),
-       {"selector", "allocator", "budget", "method-opt", "ratio", "out", "shard"},
+                     {"e", OptionType::kBool},
+                     {"save-prompts", OptionType::kBool}}),
+       {"selector", "allocator", "budget", "method-opt", "ratio", "out", "shard", "methods", "budgets"},
        "the sweep sets them: list methods in `method =`, budgets in `budget =`, policy options (ratio=, "
        "window=, ...) in a [method.NAME] section, the folder with `ripplekv sweep --out`",
        longbench_run_status},

@@ -14,19 +14,18 @@ double now_seconds() {
 }
 // Timings must include the device's queued work: reading a value back waits for it.
 void sync(const at::Tensor& t) { (void)t.cpu(); }
+
+void check_options(const GenerateOptions& options) {
+  if (options.max_new_tokens < 0) throw std::invalid_argument("generate: max_new_tokens must be >= 0");
+}
 }  // namespace
 
-GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,
-                               const GenerateOptions& options, const HookRegistry* hooks,
-                               const std::function<void(KVCache&)>& after_prefill) {
-  if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
-  if (options.max_new_tokens < 0) throw std::invalid_argument("generate: max_new_tokens must be >= 0");
+GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+                               const GenerateOptions& options, const HookRegistry* hooks) {
+  check_options(options);
   GenerateResult r;
-  r.prompt_tokens = static_cast<int64_t>(prompt.size());
-  cache.set_headroom(options.max_new_tokens);
+  r.prompt_tokens = cache.next_position();
   const auto dev = model.device();
-  auto tokens = at::tensor(prompt, at::kLong).view({1, -1}).to(dev);
-
   at::Tensor stop_ids;
   if (options.min_new_tokens > 0 && !options.stop_tokens.empty()) {
     stop_ids = at::tensor(options.stop_tokens, at::kLong).to(dev);
@@ -38,23 +37,11 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
     }
     return logits.argmax(-1);
   };
-
-  double t0 = now_seconds();
-  auto logits = model.prefill(tokens, cache, hooks);
   // Non-finite logits make argmax meaningless: tracked on the device, checked once at the end
   // (no extra host sync per token).
-  auto finite = at::isfinite(logits).all();
-  auto next = choose(logits, 0);  // [1, 1]
-  sync(next);
-  r.prefill_seconds = now_seconds() - t0;
-  if (after_prefill) {
-    t0 = now_seconds();
-    after_prefill(cache);
-    if (cache.length(0) > 0) sync(cache.keys(0));
-    r.compress_seconds = now_seconds() - t0;
-  }
-
-  t0 = now_seconds();
+  auto finite = at::isfinite(prefill_logits).all();
+  auto next = choose(prefill_logits, 0);  // [1, 1]
+  const double t0 = now_seconds();
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {
     const int64_t id = next.item<int64_t>();
     if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), id) != options.stop_tokens.end()) {
@@ -64,7 +51,7 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
     }
     r.tokens.push_back(id);
     if (i + 1 == options.max_new_tokens) break;
-    logits = model.decode(next.view({1, 1}), cache, hooks);
+    auto logits = model.decode(next.view({1, 1}), cache, hooks);
     finite = at::logical_and(finite, at::isfinite(logits).all());
     next = choose(logits, static_cast<int64_t>(r.tokens.size()));
   }
@@ -75,6 +62,32 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
         "generate: the model produced NaN or Inf logits (the generated tokens would be meaningless); check the "
         "weights and --dtype (float16 overflows where bfloat16 does not)");
   }
+  return r;
+}
+
+GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,
+                               const GenerateOptions& options, const HookRegistry* hooks,
+                               const std::function<void(KVCache&)>& after_prefill) {
+  if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
+  check_options(options);
+  cache.set_headroom(options.max_new_tokens);
+  auto tokens = at::tensor(prompt, at::kLong).view({1, -1}).to(model.device());
+
+  double t0 = now_seconds();
+  const auto logits = model.prefill(tokens, cache, hooks);
+  sync(logits);
+  const double prefill_seconds = now_seconds() - t0;
+  double compress_seconds = 0;
+  if (after_prefill) {
+    t0 = now_seconds();
+    after_prefill(cache);
+    if (cache.length(0) > 0) sync(cache.keys(0));
+    compress_seconds = now_seconds() - t0;
+  }
+  GenerateResult r = greedy_continue(model, logits, cache, options, hooks);
+  r.prompt_tokens = static_cast<int64_t>(prompt.size());
+  r.prefill_seconds = prefill_seconds;
+  r.compress_seconds = compress_seconds;
   return r;
 }
 

@@ -40,4 +40,12 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
                                const GenerateOptions& options, const HookRegistry* hooks = nullptr,
                                const std::function<void(KVCache&)>& after_prefill = {});
 
+// The decode half of greedy_generate: `prefill_logits` are the prompt's last-position logits
+// ([1, 1, V], what LlamaModel::prefill returned) and `cache` holds the (possibly compressed)
+// prompt. Several caches made from one prefill (an evaluation engine's variants) each continue
+// from the same logits; the tokens equal greedy_generate's exactly. prefill_seconds and
+// compress_seconds are left for the caller to fill in.
+GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+                               const GenerateOptions& options, const HookRegistry* hooks = nullptr);
+
 }  // namespace ripplekv

@@ -183,3 +183,43 @@ TEST_CASE("longbench bad input: clear errors, skip or stop on a malformed data l
   fs::remove_all(out);
   fs::remove_all(data);
 }
+
+TEST_CASE("longbench --methods x --budgets: one folder per variant, equal to single-method runs", "[longbench][cli]") {
+  const auto out = scratch("grid");
+  const std::string common = "longbench " + stories_args() + " --data " + mini() + " --tasks hotpotqa,samsum --max-samples 2";
+  auto r = run_ripplekv(common + " --methods full,snapkv@window=8,h2o --budgets 64,128 --save-prompts --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* v : {"full", "snapkv@window=8_b64", "snapkv@window=8_b128", "h2o_b64", "h2o_b128"}) {
+    CHECK(fs::exists(out / v / "result.json"));
+    CHECK(fs::exists(out / v / "config.json"));
+  }
+  CHECK_FALSE(fs::exists(out / "full_b64"));  // the full cache has no budget
+  CHECK(count_lines(out / "prompts" / "samsum.jsonl") == 2);
+  CHECK(r.output.find("| snapkv@window=8_b64 |") != std::string::npos);
+  // The same variant alone, with --selector/--budget: identical predictions and kept tokens.
+  const auto alone = scratch("grid_alone");
+  r = run_ripplekv(common + " --selector snapkv --budget 128 --method-opt window=8 --out " + alone.string());
+  REQUIRE(r.status == 0);
+  for (const char* f : {"hotpotqa.jsonl", "samsum.jsonl", "kept/hotpotqa.jsonl", "kept/samsum.jsonl", "result.json"}) {
+    INFO(f);
+    CHECK(read_text(out / "snapkv@window=8_b128" / f) == read_text(alone / f));
+  }
+  // Rerun: everything complete, nothing redone.
+  r = run_ripplekv(common + " --methods full,snapkv@window=8,h2o --budgets 64,128 --out " + out.string());
+  CHECK(r.status == 0);
+  CHECK(r.output.find("samsum: complete, skipped") != std::string::npos);
+  // Grid options that make no sense are refused.
+  r = run_ripplekv(common + " --methods snapkv --budgets 64 --budget 32 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--methods gives the methods of a grid") != std::string::npos);
+  r = run_ripplekv(common + " --methods snapkv --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("give --budgets") != std::string::npos);
+  r = run_ripplekv(common + " --methods snapkv --budgets 64,x --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("\"x\" is not a positive token count") != std::string::npos);
+  r = run_ripplekv(common + " --budgets 64 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--budgets goes with --methods") != std::string::npos);
+}

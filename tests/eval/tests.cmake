@@ -10,3 +10,10 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_prompt_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_run_state.cpp
 )
+
+# The evaluation engine (LibTorch): one prefill for every variant equals separate runs.
+if(RIPPLEKV_WITH_TORCH)
+  ripplekv_add_test(test_eval_engine SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/engine/test_engine.cpp
+  )
+endif()

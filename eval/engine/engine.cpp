@@ -1,0 +1,141 @@
+#include "eval/engine/engine.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "eval/kept_tokens_log.h"
+#include "eval/progress_bar.h"
+#include "models/generation/generate.h"
+
+namespace ripplekv::eval {
+namespace fs = std::filesystem;
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string prompt_record(const std::string& id, const TaskPrompt& p) {
+  nlohmann::ordered_json j;
+  j["_id"] = id;
+  j["prompt_tokens"] = p.ids.size();
+  j["original_tokens"] = p.original_tokens;
+  j["truncated"] = p.truncated;
+  j["prompt"] = p.text;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
+EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::vector<EngineVariant>& variants,
+                         const EngineOptions& options) {
+  EngineTaskStats stats;
+  const auto t_start = std::chrono::steady_clock::now();
+  {
+    std::set<fs::path> dirs;
+    for (const auto& v : variants) {
+      if (!v.method) throw std::invalid_argument(fmt::format("engine: variant {} has no method", v.label));
+      if (!dirs.insert(fs::absolute(v.out_dir).lexically_normal()).second) {
+        throw std::invalid_argument(fmt::format("engine: two variants write to {}", v.out_dir.string()));
+      }
+    }
+  }
+  std::vector<std::unique_ptr<PredictionFile>> files;
+  for (const auto& v : variants) {
+    files.push_back(std::make_unique<PredictionFile>(prediction_path(v.out_dir, task.name(), options.shard)));
+  }
+  std::unique_ptr<PredictionFile> prompts;
+  if (!options.prompts_dir.empty()) {
+    prompts = std::make_unique<PredictionFile>(prediction_path(options.prompts_dir, task.name(), options.shard));
+  }
+  std::size_t mine = 0, done = 0;
+  for (std::size_t k = 0; k < task.size(); ++k) {
+    if (!options.shard.owns(k)) continue;
+    ++mine;
+    const auto& id = task.sample_id(k);
+    done += std::all_of(files.begin(), files.end(), [&](const auto& f) { return f->has(id); }) ? 1 : 0;
+  }
+  if (done == mine) {
+    stats.wall_seconds = seconds_since(t_start);
+    return stats;
+  }
+  std::unique_ptr<ProgressBar> bar;
+  if (options.progress) {
+    bar = std::make_unique<ProgressBar>(
+        variants.size() > 1 ? fmt::format("{} x{}", task.name(), variants.size()) : task.name(), mine, done);
+  }
+
+  for (std::size_t k = 0; k < task.size(); ++k) {
+    if (!options.shard.owns(k)) continue;
+    const auto& id = task.sample_id(k);
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      if (!files[i]->has(id)) pending.push_back(i);
+    }
+    if (pending.empty()) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    const TaskPrompt prompt = task.prompt(k);
+    if (prompt.ids.empty()) throw std::runtime_error(fmt::format("{}: sample {} has an empty prompt", task.name(), id));
+    if (prompts && !prompts->has(id)) prompts->append_line(id, prompt_record(id, prompt));
+    const TaskDecoding decoding = task.decoding(k);
+    GenerateOptions go;
+    go.max_new_tokens = decoding.max_new_tokens;
+    go.min_new_tokens = decoding.min_new_tokens;
+    go.stop_tokens = options.stop_tokens;
+    for (int t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
+    if (go.max_new_tokens < 0) throw std::logic_error("engine: a task asked for a negative generation length");
+
+    // One prefill, observed by every pending variant's session.
+    const auto n = static_cast<int64_t>(prompt.ids.size());
+    HookRegistry hooks;
+    std::vector<std::unique_ptr<CompressionSession>> sessions(pending.size());
+    for (std::size_t j = 0; j < pending.size(); ++j) {
+      sessions[j] = variants[pending[j]].method->begin(hooks, n);
+    }
+    KVCache full(model.num_layers());
+    full.set_headroom(go.max_new_tokens);
+    const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+    auto tp = std::chrono::steady_clock::now();
+    const auto tokens = at::tensor(ids, at::kLong).view({1, n}).to(model.device());
+    const at::Tensor logits = model.prefill(tokens, full, &hooks);
+    (void)logits.cpu();  // include the device's queued work in the timing
+    const double prefill_seconds = seconds_since(tp);
+    stats.prefill_seconds += prefill_seconds;
+    ++stats.samples;
+
+    ProgressBar::SampleStats sample_stats;
+    sample_stats.prompt_tokens = n;
+    sample_stats.prefill_seconds = prefill_seconds;
+    for (std::size_t j = 0; j < pending.size(); ++j) {
+      const std::size_t i = pending[j];
+      // The last variant may take the full cache itself; the others compress a copy.
+      KVCache cache = j + 1 == pending.size() ? std::move(full) : full.clone();
+      CompressionReport report;
+      const auto tc = std::chrono::steady_clock::now();
+      report = sessions[j]->finish(cache);
+      if (cache.length(0) > 0) (void)cache.keys(0).cpu();
+      stats.compress_seconds += seconds_since(tc);
+      const GenerateResult r = greedy_continue(model, logits, cache, go);
+      stats.decode_seconds += r.decode_seconds;
+      const std::string pred = task.prediction(r.tokens, r.stop_token);
+      files[i]->append_line(id, task.record(k, pred));
+      append_kept_tokens(variants[i].out_dir, task.name(), options.shard, id, n, report.compressed, report.kept);
+      ++stats.decodes;
+      // The first token comes from the prefill logits.
+      sample_stats.generated_tokens += std::max<int64_t>(0, static_cast<int64_t>(r.tokens.size()) - 1);
+      sample_stats.decode_seconds += r.decode_seconds;
+    }
+    sample_stats.wall_seconds = seconds_since(t0);
+    if (bar) bar->sample_done(sample_stats);
+  }
+  if (bar) bar->finish();
+  stats.wall_seconds = seconds_since(t_start);
+  return stats;
+}
+
+}  // namespace ripplekv::eval

@@ -1,0 +1,57 @@
+// The evaluation engine: every compression variant of a comparison (method x budget x
+// ratio, and the full cache) on one prefill per sample.
+//
+// All methods here compress only after the prefill and only observe it (window attention,
+// accumulated attention, hidden states), so for each sample the engine builds the prompt
+// once, prefills once with every pending variant's observers attached, and then, per variant,
+// copies the full cache, compresses the copy and decodes greedily from the prefill's logits.
+// Predictions and kept-token counts equal, byte for byte, those of separate single-method
+// runs (tests/eval/engine).
+//
+// Each variant writes its own run folder in its task's format (<out>/<task>.jsonl, plus
+// kept/<task>.jsonl), resumable per (variant, sample): a killed run loses nothing finished
+// and a torn last line is redone (eval/run_state.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/compress/compression.h"
+#include "eval/engine/task.h"
+#include "eval/run_state.h"
+#include "models/llama/llama_model.h"
+
+namespace ripplekv::eval {
+
+struct EngineVariant {
+  std::string label;                          // for messages, e.g. "snapkv b128"
+  std::filesystem::path out_dir;              // its run folder
+  const CompressionMethod* method = nullptr;  // required; selector "full" keeps the whole cache
+};
+
+struct EngineOptions {
+  Shard shard;
+  // The model's end-of-sequence tokens (and its tokenizer's); each task adds its own.
+  std::vector<int64_t> stop_tokens;
+  // Non-empty: each sample's prompt text and token counts go to <prompts_dir>/<task>.jsonl.
+  std::filesystem::path prompts_dir;
+  bool progress = true;  // a progress line with an ETA on stderr
+};
+
+struct EngineTaskStats {
+  std::size_t samples = 0;    // samples prefilled in this call
+  std::size_t decodes = 0;    // (variant, sample) predictions written in this call
+  double prefill_seconds = 0;
+  double compress_seconds = 0;
+  double decode_seconds = 0;
+  double wall_seconds = 0;
+};
+
+// Runs the samples of `task` that `options.shard` owns for every variant whose predictions
+// file lacks them. Throws std::invalid_argument when two variants share a folder.
+EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::vector<EngineVariant>& variants,
+                         const EngineOptions& options);
+
+}  // namespace ripplekv::eval

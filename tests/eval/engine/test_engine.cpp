@@ -1,0 +1,209 @@
+// The evaluation engine (eval/engine/engine.h): every variant's predictions and kept-token
+// counts from one shared prefill equal, byte for byte, what a separate single-method run
+// (greedy_generate with the method's own hooks) writes; for every registry preset, on
+// stories260K with LongBench tasks and on a tiny HF model with a synthetic task.
+#include "catch_torch.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <random>
+
+#include "core/compress/compression.h"
+#include "core/compress/method_presets.h"
+#include "core/ripple/sensitivity_profile.h"
+#include "eval/engine/engine.h"
+#include "eval/kept_tokens_log.h"
+#include "eval/longbench_task.h"
+#include "models/generation/generate.h"
+#include "models/loaders/load_model.h"
+#include "models/tokenizer/tokenizer.h"
+#include "test_paths.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace ripplekv;
+using namespace ripplekv::eval;
+
+namespace {
+
+// Every preset of the registry, with `window` where the method has one, at two budgets.
+std::vector<CompressionSpec> all_variants(const LlamaModel& model, const fs::path& dir, int64_t window,
+                                          const std::vector<int64_t>& budgets) {
+  SensitivityProfile profile;  // any per-layer scores, tied to this checkpoint
+  profile.num_layers = model.num_layers();
+  profile.weights_fingerprint = model.fingerprint();
+  for (int64_t l = 0; l < profile.num_layers; ++l) profile.layers.push_back({0.1 * (l + 1), 0, 0, 0, 0, 1});
+  const auto profile_path = (dir / "profile.json").string();
+  write_profile_json(profile, profile_path);
+  std::vector<CompressionSpec> out;
+  for (const auto& p : method_presets()) {
+    const std::string name = p.name;
+    if (name == "full") {
+      out.push_back(parse_method(name, 0));
+      continue;
+    }
+    std::string text = name;
+    if (name == "ripple") {
+      text += fmt::format("@window={},ratio=4,profile={}", window, profile_path);
+    } else if (name != "random" && name != "knorm" && name != "streamingllm") {
+      text += fmt::format("@window={}", window);
+    }
+    for (auto b : budgets) out.push_back(parse_method(text, b));
+  }
+  out.push_back(parse_method(fmt::format("snapkv@window={},gqa=none", window), budgets.front()));
+  return out;
+}
+
+// What a single-method run writes: greedy_generate with the method's hooks, one sample at a time.
+void run_alone(const LlamaModel& model, const Task& task, const CompressionMethod& method, const fs::path& dir,
+               const std::vector<int64_t>& stops) {
+  PredictionFile file(prediction_path(dir, task.name(), Shard{}));
+  for (std::size_t k = 0; k < task.size(); ++k) {
+    const auto prompt = task.prompt(k);
+    const auto decoding = task.decoding(k);
+    GenerateOptions go;
+    go.max_new_tokens = decoding.max_new_tokens;
+    go.min_new_tokens = decoding.min_new_tokens;
+    go.stop_tokens = stops;
+    for (int t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
+    HookRegistry hooks;
+    auto session = method.begin(hooks, static_cast<int64_t>(prompt.ids.size()));
+    KVCache cache(model.num_layers());
+    CompressionReport report;
+    const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+    const auto r = greedy_generate(model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
+    file.append_line(task.sample_id(k), task.record(k, task.prediction(r.tokens, r.stop_token)));
+    append_kept_tokens(dir, task.name(), Shard{}, task.sample_id(k), r.prompt_tokens, report.compressed, report.kept);
+  }
+}
+
+void check_engine_equals_alone(const LlamaModel& model, const std::vector<const Task*>& tasks,
+                               const std::vector<CompressionSpec>& specs, const fs::path& dir,
+                               const std::vector<int64_t>& stops) {
+  std::vector<std::unique_ptr<CompressionMethod>> methods;
+  std::vector<EngineVariant> variants;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    methods.push_back(CompressionMethod::create(specs[i], model.config(), model.identity()));
+    variants.push_back({methods.back()->describe(), dir / "together" / std::to_string(i), methods.back().get()});
+  }
+  EngineOptions o;
+  o.stop_tokens = stops;
+  o.progress = false;
+  for (const auto* task : tasks) {
+    const auto stats = run_task(model, *task, variants, o);
+    CHECK(stats.samples == task->size());  // one prefill per sample for all variants
+    CHECK(stats.decodes == task->size() * variants.size());
+    // Nothing left to do: a second call runs nothing.
+    CHECK(run_task(model, *task, variants, o).samples == 0);
+  }
+  std::size_t compressed_lines = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto alone_dir = dir / "alone" / std::to_string(i);
+    for (const auto* task : tasks) {
+      run_alone(model, *task, *methods[i], alone_dir, stops);
+      INFO(variants[i].label << " on " << task->name());
+      const auto together_dir = variants[i].out_dir;
+      CHECK(test::read_text(prediction_path(together_dir, task->name(), Shard{})) ==
+            test::read_text(prediction_path(alone_dir, task->name(), Shard{})));
+      const auto kept = test::read_text(kept_tokens_path(together_dir, task->name(), Shard{}));
+      CHECK(kept == test::read_text(kept_tokens_path(alone_dir, task->name(), Shard{})));
+      compressed_lines += kept.find("\"compressed\":true") != std::string::npos ? 1 : 0;
+    }
+  }
+  CHECK(compressed_lines >= specs.size() - 1);  // the budgets do compress (all but full)
+}
+
+// A task of random token prompts, to show the interface needs nothing LongBench-specific.
+class RandomTokensTask final : public Task {
+ public:
+  RandomTokensTask(int vocab, std::size_t n, std::size_t len, int64_t new_tokens) : name_("random_tokens"), new_(new_tokens) {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> tok(3, vocab - 1);
+    for (std::size_t k = 0; k < n; ++k) {
+      ids_.push_back(std::to_string(k));
+      std::vector<int> p(len + 17 * k);
+      for (auto& t : p) t = tok(rng);
+      prompts_.push_back(p);
+    }
+  }
+  const std::string& name() const override { return name_; }
+  std::size_t size() const override { return ids_.size(); }
+  const std::string& sample_id(std::size_t k) const override { return ids_.at(k); }
+  TaskPrompt prompt(std::size_t k) const override {
+    TaskPrompt p;
+    p.ids = prompts_.at(k);
+    p.original_tokens = static_cast<int64_t>(p.ids.size());
+    return p;
+  }
+  TaskDecoding decoding(std::size_t) const override { return {new_, {}, 0}; }
+  std::string prediction(const std::vector<int64_t>& generated, int64_t) const override {
+    std::string s;
+    for (auto t : generated) s += std::to_string(t) + " ";
+    return s;
+  }
+  std::string record(std::size_t k, const std::string& prediction) const override {
+    return nlohmann::json{{"_id", ids_.at(k)}, {"pred", prediction}}.dump();
+  }
+
+ private:
+  std::string name_;
+  int64_t new_;
+  std::vector<std::string> ids_;
+  std::vector<std::vector<int>> prompts_;
+};
+
+}  // namespace
+
+TEST_CASE("engine: every preset from one prefill equals separate runs byte for byte (stories260K, LongBench)",
+          "[engine]") {
+  const auto model = load_model(test::shared_data("stories260K/stories260K.bin"), {});
+  const Tokenizer tok(test::shared_data("stories260K/tok512.model"));
+  const auto dir = test::scratch_dir("engine", "stories");
+  SampleReadOptions read;
+  // samsum stops at "\n" after a minimum length; hotpotqa generates 32 tokens.
+  const auto samsum = load_task_samples(test::shared_data("longbench/mini"), find_longbench_task("samsum"), 1, false, read);
+  const auto hotpot = load_task_samples(test::shared_data("longbench/mini"), find_longbench_task("hotpotqa"), 2, false, read);
+  PromptOptions po;
+  po.max_input_tokens = 300;
+  po.context_tokens = model->config().max_position_embeddings;
+  const LongBenchEngineTask t1(samsum, tok, po), t2(hotpot, tok, po);
+  std::vector<int64_t> stops = model->config().eos_token_ids;
+  stops.push_back(tok.bos_id());
+  check_engine_equals_alone(*model, {&t1, &t2}, all_variants(*model, dir, 8, {48, 96}), dir, stops);
+}
+
+TEST_CASE("engine: every preset equals separate runs on a tiny HF model with a synthetic task", "[engine]") {
+  const auto model = load_model(test::fixture("compression/model"), {});
+  const auto dir = test::scratch_dir("engine", "hf");
+  const RandomTokensTask task(static_cast<int>(model->config().vocab_size), 3, 120, 10);
+  check_engine_equals_alone(*model, {&task}, all_variants(*model, dir, 8, {24, 48}), dir, {});
+}
+
+TEST_CASE("engine: two variants in one folder are refused; samples already written are not redone", "[engine]") {
+  const auto model = load_model(test::fixture("compression/model"), {});
+  const auto dir = test::scratch_dir("engine", "resume");
+  const RandomTokensTask task(static_cast<int>(model->config().vocab_size), 3, 40, 4);
+  const auto full = CompressionMethod::create(parse_method("full", 0), model->config());
+  const auto snap = CompressionMethod::create(parse_method("snapkv@window=4", 16), model->config());
+  EngineOptions o;
+  o.progress = false;
+  CHECK_THROWS_WITH(run_task(*model, task, {{"a", dir / "x", full.get()}, {"b", dir / "x", snap.get()}}, o),
+                    Catch::Contains("two variants write to"));
+  // The full-cache variant finished earlier; the new snapkv variant still needs every sample.
+  CHECK(run_task(*model, task, {{"full", dir / "full", full.get()}}, o).decodes == 3);
+  const auto s = run_task(*model, task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o);
+  CHECK(s.samples == 3);
+  CHECK(s.decodes == 3);
+  // A torn last line (a kill mid-write) is dropped and that sample redone.
+  {
+    std::ofstream f(prediction_path(dir / "snap", task.name(), Shard{}), std::ios::app);
+    f << "{\"_id\": \"9\", \"pr";
+  }
+  CHECK(run_task(*model, task, {{"snap", dir / "snap", snap.get()}}, o).decodes == 0);
+  o.prompts_dir = dir / "prompts";
+  CHECK(run_task(*model, task, {{"snap2", dir / "snap2", snap.get()}}, o).decodes == 3);
+  CHECK(test::read_text(prediction_path(dir / "prompts", task.name(), Shard{})).find("\"prompt_tokens\":40") !=
+        std::string::npos);
+}
