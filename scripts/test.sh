@@ -7,4 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/get_model.sh smollm2-135m-instruct >/dev/null
+scripts/get_ruler_data.sh >/dev/null
 ctest --test-dir "${RIPPLEKV_BUILD_DIR:-build}" -LE '^long$' --output-on-failure -j "$(nproc)" "$@"
