@@ -20,6 +20,13 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_tasks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_metric.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/sentence_split.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_generate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_score.cpp
 )
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${RIPPLEKV_EVAL_SOURCES})
 

@@ -12,7 +12,9 @@ add_executable(ripplekv
 )
 if(RIPPLEKV_WITH_EVAL)  # the LongBench commands need eval/
   target_sources(ripplekv PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/method_grid.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_command.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/ruler_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_score_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_merge_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sweep_command.cpp

@@ -14,6 +14,7 @@ int run_longbench_score(const std::vector<std::string>& args);
 int run_longbench_merge(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
+int run_ruler(const std::vector<std::string>& args);
 #endif
 
 const std::vector<Command>& commands() {
@@ -28,6 +29,9 @@ const std::vector<Command>& commands() {
        run_longbench},
       {"longbench-score", "score a folder of LongBench predictions as the official eval.py does", run_longbench_score},
       {"longbench-merge", "merge the shards of a `longbench --shard i/n` run and score it", run_longbench_merge},
+      {"ruler", "RULER synthetic tasks (needles, variable tracking, common/frequent words) at chosen lengths, "
+                "methods x budgets, resumable and shardable, then scores",
+       run_ruler},
       {"sweep", "run a grid of longbench / fidelity runs from a sweep file; skips complete runs, shardable",
        run_sweep},
       {"table", "LongBench and fidelity results as paper tables (Markdown, CSV, LaTeX) + summary.json for plots",

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/cli/command.h"
+#include "core/cli/method_grid.h"
 #include "core/ripple/profile_runner.h"
 #include "core/compress/compression.h"
 #include "core/compress/method_presets.h"
@@ -56,47 +57,6 @@ struct LongBenchArgs {
   std::string methods, budgets;
   bool save_prompts = false;
 };
-
-// One method x budget of a run: its own run folder, as a single-method run would write it.
-struct Planned {
-  std::string text;  // the method as given ("--selector ..." options, or a --methods entry)
-  CompressionSpec spec;
-  std::unique_ptr<CompressionMethod> method;
-  fs::path dir;
-};
-
-std::vector<int64_t> parse_budget_list(const std::string& csv) {
-  std::vector<int64_t> out;
-  std::stringstream ss(csv);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    std::size_t used = 0;
-    long long b = 0;
-    try {
-      b = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos || b < 1) {
-      throw UsageError(fmt::format("--budgets: \"{}\" is not a positive token count (e.g. --budgets 64,128,256)", item));
-    }
-    if (std::find(out.begin(), out.end(), b) != out.end()) throw UsageError(fmt::format("--budgets: {} is listed twice", b));
-    out.push_back(b);
-  }
-  return out;
-}
-
-// A folder name for a --methods entry at a budget: "snapkv_b128", "snapkv+ripple@ratio=4_b128", "full".
-std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
-  std::string name;
-  for (char c : text) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '=' || c == '@' || c == '_';
-    name += ok ? c : (c == ':' ? '+' : '_');
-  }
-  if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
-  return name;
-}
 
 ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
   if (fs::is_directory(path)) return parse_hf_config_file((fs::path(path) / "config.json").string());
@@ -169,13 +129,9 @@ int run_longbench(const std::vector<std::string>& args) {
       ("on-bad-line", po::value<std::string>(&a.on_bad_line)->default_value(a.on_bad_line),
        "a malformed data record: skip (with a warning) | stop")
       ("e", po::bool_switch(&a.longbench_e), "LongBench-E: read <task>_e.jsonl, score per length bucket")
-      ("methods", po::value<std::string>(&a.methods)->default_value(""),
-       "a grid in one call, each sample prefilled once for all: comma-separated methods (presets full snapkv "
-       "pyramidkv streamingllm h2o cake squeeze ripple random knorm, or selector:allocator[@key=value,...]); "
-       "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
-      ("budgets", po::value<std::string>(&a.budgets)->default_value(""), "with --methods: comma-separated budgets")
       ("save-prompts", po::bool_switch(&a.save_prompts),
        "write each sample's exact prompt text and token counts to <out>/prompts/<task>.jsonl");
+  add_method_grid_options(desc, a.methods, a.budgets);
   po::variables_map vm;
   if (!parse_options("longbench", args, desc, vm)) return 0;
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
@@ -224,36 +180,9 @@ int run_longbench(const std::vector<std::string>& args) {
     if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
   }
 
-  // The method(s): one from --selector/--allocator/--budget (written to --out itself), or a
-  // grid from --methods x --budgets (one folder each under --out).
-  std::vector<Planned> plan;
-  const bool grid = !a.methods.empty();
-  if (grid) {
-    const MethodArgs defaults;
-    if (a.method.selector != defaults.selector || a.method.allocator != defaults.allocator || a.method.budget != 0 ||
-        !a.method.method_opts.empty() || !std::isnan(a.method.ratio)) {
-      throw UsageError("--methods gives the methods of a grid: drop --selector, --allocator, --budget, --method-opt "
-                       "and --ratio (write options into each method, e.g. snapkv@window=16, ripple@ratio=4)");
-    }
-    const auto texts = split_methods(a.methods);
-    const auto budgets = parse_budget_list(a.budgets);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (std::find(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(i), texts[i]) != texts.begin() + static_cast<std::ptrdiff_t>(i)) {
-        throw UsageError(fmt::format("--methods: \"{}\" is listed twice", texts[i]));
-      }
-      if (parse_method(texts[i], 0).selector == "full") {
-        plan.push_back({texts[i], parse_method(texts[i], 0), nullptr, {}});
-        continue;
-      }
-      if (budgets.empty()) throw UsageError(fmt::format("--methods {}: give --budgets (e.g. --budgets 64,128,256)", texts[i]));
-      for (auto b : budgets) plan.push_back({texts[i], parse_method(texts[i], b), nullptr, {}});
-    }
-    if (plan.empty()) throw UsageError("--methods: no method given (e.g. --methods full,snapkv,pyramidkv)");
-  } else {
-    if (!a.budgets.empty()) throw UsageError("--budgets goes with --methods; for one method use --budget N");
-    plan.push_back({"", to_spec(a.method), nullptr, {}});
-  }
   const fs::path out(a.out);
+  std::vector<PlannedVariant> plan = plan_variants(a.method, a.methods, a.budgets, out);
+  const bool grid = !a.methods.empty();
   for (auto& p : plan) {
     if (p.spec.allocator == "ripple") {
       // The profile must match these weights; without profile= it is measured (and cached) now.
@@ -261,15 +190,6 @@ int run_longbench(const std::vector<std::string>& args) {
       p.spec = resolve_ripple_profile(p.spec, *model, tok, a.rt.model);
     }
     p.method = CompressionMethod::create(p.spec, mc, model ? model->identity() : ModelIdentity{});
-    p.dir = grid ? out / variant_folder(p.text, p.spec) : out;
-  }
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (plan[i].dir == plan[j].dir) {
-        throw UsageError(fmt::format("--methods: {} and {} would share the folder {}", plan[j].text, plan[i].text,
-                                     plan[i].dir.string()));
-      }
-    }
   }
 
   nlohmann::ordered_json run_common;
