@@ -27,6 +27,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_generate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_score.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/needle/needle_task.cpp
 )
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${RIPPLEKV_EVAL_SOURCES})
 

@@ -15,6 +15,7 @@ if(RIPPLEKV_WITH_EVAL)  # the LongBench commands need eval/
     ${CMAKE_CURRENT_LIST_DIR}/method_grid.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ruler_command.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/needle_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_score_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_merge_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sweep_command.cpp

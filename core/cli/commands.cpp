@@ -15,6 +15,7 @@ int run_longbench_merge(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
 int run_ruler(const std::vector<std::string>& args);
+int run_needle(const std::vector<std::string>& args);
 #endif
 
 const std::vector<Command>& commands() {
@@ -32,6 +33,8 @@ const std::vector<Command>& commands() {
       {"ruler", "RULER synthetic tasks (needles, variable tracking, common/frequent words) at chosen lengths, "
                 "methods x budgets, resumable and shardable, then scores",
        run_ruler},
+      {"needle", "needle in a haystack over depths x lengths, methods x budgets; heatmap data for plot_needle.py",
+       run_needle},
       {"sweep", "run a grid of longbench / fidelity runs from a sweep file; skips complete runs, shardable",
        run_sweep},
       {"table", "LongBench and fidelity results as paper tables (Markdown, CSV, LaTeX) + summary.json for plots",

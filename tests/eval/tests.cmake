@@ -10,6 +10,7 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_prompt_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_run_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/test_ruler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
 )
 
 # The evaluation engine (LibTorch): one prefill for every variant equals separate runs.
