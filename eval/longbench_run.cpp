@@ -1,11 +1,11 @@
 #include "eval/longbench_run.h"
 
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "eval/list_option.h"
 #include "eval/run_state.h"
 
 namespace ripplekv::eval {
@@ -19,12 +19,7 @@ std::vector<const LongBenchTask*> parse_task_list(const std::string& csv) {
     }
     tasks.push_back(t);
   };
-  std::stringstream ss(csv);
-  std::string name;
-  while (std::getline(ss, name, ',')) {
-    const auto b = name.find_first_not_of(" \t");
-    if (b == std::string::npos) continue;
-    name = name.substr(b, name.find_last_not_of(" \t") - b + 1);
+  for (const auto& name : split_list(csv)) {
     if (name == "all") {
       for (const auto& t : longbench_tasks()) {
         if (t.language != Language::kChinese && metric_is_supported(t.metric)) add(&t);

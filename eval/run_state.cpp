@@ -291,4 +291,16 @@ std::vector<int> shard_counts_present(const fs::path& out_dir, const std::string
   return {counts.begin(), counts.end()};
 }
 
+bool complete_or_merge(const fs::path& out_dir, const std::string& task, const std::vector<std::string>& expected_ids) {
+  if (prediction_file_complete(prediction_path(out_dir, task, Shard{}), expected_ids)) return true;
+  const auto counts = shard_counts_present(out_dir, task);
+  if (counts.size() != 1) return false;
+  for (int i = 0; i < counts.front(); ++i) {
+    const Shard shard{i, counts.front()};
+    if (!prediction_file_complete(prediction_path(out_dir, task, shard), shard_ids(expected_ids, shard))) return false;
+  }
+  merge_shards(out_dir, task, counts.front(), expected_ids);
+  return true;
+}
+
 }  // namespace ripplekv::eval

@@ -96,6 +96,12 @@ std::vector<std::string> shard_ids(const std::vector<std::string>& all_ids, cons
 std::filesystem::path merge_shards(const std::filesystem::path& out_dir, const std::string& task, int shard_count,
                                    const std::vector<std::string>& expected_ids);
 
+// True when <out_dir>/<task>.jsonl holds exactly `expected_ids`, merging the task's shard
+// files into it first when those of one shard count are all complete. False while anything
+// is missing (a shard still running).
+bool complete_or_merge(const std::filesystem::path& out_dir, const std::string& task,
+                       const std::vector<std::string>& expected_ids);
+
 // The shard counts n of the shards/<task>.shard-*-of-n.jsonl files present for `task`.
 std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, const std::string& task);
 

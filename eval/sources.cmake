@@ -5,6 +5,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/python_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/python_numeric.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_tasks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/list_option.cpp
   ${CMAKE_CURRENT_LIST_DIR}/jsonl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_predictions.cpp
@@ -20,6 +21,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/haystack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_tasks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_metric.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/ruler_data.cpp

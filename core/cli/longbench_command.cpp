@@ -183,14 +183,7 @@ int run_longbench(const std::vector<std::string>& args) {
   const fs::path out(a.out);
   std::vector<PlannedVariant> plan = plan_variants(a.method, a.methods, a.budgets, out);
   const bool grid = !a.methods.empty();
-  for (auto& p : plan) {
-    if (p.spec.allocator == "ripple") {
-      // The profile must match these weights; without profile= it is measured (and cached) now.
-      if (!model) model = load_model(a.rt.model, lo);
-      p.spec = resolve_ripple_profile(p.spec, *model, tok, a.rt.model);
-    }
-    p.method = CompressionMethod::create(p.spec, mc, model ? model->identity() : ModelIdentity{});
-  }
+  create_methods(plan, mc, tok, a.rt.model, lo, model);
 
   nlohmann::ordered_json run_common;
   run_common["model"] = absolute(a.rt.model);
@@ -209,28 +202,11 @@ int run_longbench(const std::vector<std::string>& args) {
                           {"context_tokens", prompt_options.context_tokens},
                           {"chat_template", std::string(chat_template_name(chat.kind))},
                           {"chat_system_prompt", chat.system_prompt}};
-  std::string command_line = "ripplekv longbench";
-  for (const auto& arg : args) command_line += " " + arg;
-
-  // One writer per folder and shard: two processes appending the same samples would corrupt it.
-  std::vector<std::unique_ptr<RunLock>> locks;
-  std::vector<EngineVariant> variants;
-  for (const auto& p : plan) {
-    locks.push_back(std::make_unique<RunLock>(
-        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
-        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
-    nlohmann::ordered_json run = run_common;
-    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
-                     {"options", p.spec.options}};
-    nlohmann::ordered_json info;
-    info["method"] = p.method->describe();
-    if (!p.method->notes().empty()) info["notes"] = p.method->notes();
-    info["max_input_tokens_from"] = max_input.source;
-    info["chat_template_from"] = template_why;
-    info["command"] = command_line;
-    claim_run_dir(p.dir, run, info);
-    variants.push_back({p.method->describe(), p.dir, p.method.get()});
-  }
+  nlohmann::ordered_json info_extra;
+  info_extra["max_input_tokens_from"] = max_input.source;
+  info_extra["chat_template_from"] = template_why;
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "longbench", args);
+  const auto& variants = claimed.variants;
 
   std::cerr << fmt::format("ripplekv longbench: {} | {} | max input {} tokens ({}) | {} | out {}{}\n", a.rt.model,
                            grid ? fmt::format("{} variants, one prefill per sample", plan.size())
@@ -257,11 +233,7 @@ int run_longbench(const std::vector<std::string>& args) {
       continue;
     }
     if (!model) model = load_model(a.rt.model, lo);
-    if (engine.stop_tokens.empty()) {
-      engine.stop_tokens = model->config().eos_token_ids;
-      if (model->config().model_type == "llama2c") engine.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
-      if (tok.eos_id() >= 0) engine.stop_tokens.push_back(tok.eos_id());
-    }
+    engine.stop_tokens = default_stop_tokens(model->config(), tok);
     const LongBenchEngineTask task(d, tok, prompt_options);
     run_task(*model, task, todo, engine);
   }

@@ -5,37 +5,17 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <sstream>
+#include <limits>
 
 #include "core/compress/method_presets.h"
+#include "core/ripple/profile_runner.h"
+#include "eval/list_option.h"
+#include "eval/run_config.h"
 
 namespace ripplekv::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-
-std::vector<int64_t> parse_budget_list(const std::string& csv) {
-  std::vector<int64_t> out;
-  std::stringstream ss(csv);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    std::size_t used = 0;
-    long long b = 0;
-    try {
-      b = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos || b < 1) {
-      throw UsageError(fmt::format("--budgets: \"{}\" is not a positive token count (e.g. --budgets 64,128,256)", item));
-    }
-    if (std::find(out.begin(), out.end(), b) != out.end()) throw UsageError(fmt::format("--budgets: {} is listed twice", b));
-    out.push_back(b);
-  }
-  return out;
-}
 
 // A folder name for a --methods entry at a budget: "snapkv_b128", "snapkv+ripple@ratio=4_b128", "full".
 std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
@@ -49,6 +29,26 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
 }
 
 }  // namespace
+
+std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& option, int64_t lo, int64_t hi,
+                                    const std::string& what, const std::string& example) {
+  std::vector<int64_t> out;
+  for (const auto& item : eval::split_list(csv)) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < lo || v > hi) {
+      throw UsageError(fmt::format("--{}: \"{}\" is not {} (e.g. {})", option, item, what, example));
+    }
+    if (std::find(out.begin(), out.end(), v) != out.end()) throw UsageError(fmt::format("--{}: {} is listed twice", option, v));
+    out.push_back(v);
+  }
+  return out;
+}
 
 void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets) {
   desc.add_options()
@@ -71,7 +71,8 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
                        "and --ratio (write options into each method, e.g. snapkv@window=16, ripple@ratio=4)");
     }
     const auto texts = split_methods(methods);
-    const auto budgets = parse_budget_list(budgets_csv);
+    const auto budgets = parse_int_list(budgets_csv, "budgets", 1, std::numeric_limits<int64_t>::max(),
+                                        "a positive token count", "--budgets 64,128,256");
     for (std::size_t i = 0; i < texts.size(); ++i) {
       if (std::find(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(i), texts[i]) !=
           texts.begin() + static_cast<std::ptrdiff_t>(i)) {
@@ -99,6 +100,42 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
     }
   }
   return plan;
+}
+
+void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
+                    const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model) {
+  for (auto& p : plan) {
+    if (p.spec.allocator == "ripple") {
+      // The profile must match these weights; without profile= it is measured (and cached) now.
+      if (!model) model = load_model(model_path, load);
+      p.spec = resolve_ripple_profile(p.spec, *model, tokenizer, model_path);
+    }
+    p.method = CompressionMethod::create(p.spec, config, model ? model->identity() : ModelIdentity{});
+  }
+}
+
+ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
+                                   const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
+                                   const std::string& command, const std::vector<std::string>& args) {
+  std::string command_line = "ripplekv " + command;
+  for (const auto& arg : args) command_line += " " + arg;
+  ClaimedVariants out;
+  for (const auto& p : plan) {
+    out.locks.push_back(std::make_unique<eval::RunLock>(
+        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
+        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
+    nlohmann::ordered_json run = run_common;
+    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
+                     {"options", p.spec.options}};
+    nlohmann::ordered_json info;
+    info["method"] = p.method->describe();
+    if (!p.method->notes().empty()) info["notes"] = p.method->notes();
+    for (const auto& [key, value] : info_extra.items()) info[key] = value;
+    info["command"] = command_line;
+    eval::claim_run_dir(p.dir, run, info);
+    out.variants.push_back({p.method->describe(), p.dir, p.method.get()});
+  }
+  return out;
 }
 
 }  // namespace ripplekv::cli

@@ -10,19 +10,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "core/cli/command.h"
 #include "core/cli/method_grid.h"
 #include "core/ripple/profile_runner.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
+#include "eval/haystack.h"
 #include "eval/jsonl.h"
 #include "eval/needle/needle_task.h"
 #include "eval/run_config.h"
 #include "eval/run_lock.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
+#include "models/generation/generate.h"
 #include "models/loaders/load_model.h"
 #include "models/tokenizer/tokenizer.h"
 
@@ -31,44 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace ripplekv::eval;
 
-std::vector<int64_t> parse_ints(const std::string& csv, const char* option, int64_t lo, int64_t hi) {
-  std::vector<int64_t> out;
-  std::stringstream ss(csv);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos || v < lo || v > hi) {
-      throw UsageError(fmt::format("--{}: \"{}\" must be an integer in {}..{}", option, item, lo, hi));
-    }
-    if (std::find(out.begin(), out.end(), v) != out.end()) throw UsageError(fmt::format("--{}: {} is listed twice", option, v));
-    out.push_back(v);
-  }
-  if (out.empty()) throw UsageError(fmt::format("--{}: give at least one value", option));
-  return out;
-}
-
-std::string read_essays(const fs::path& dir) {
-  if (!fs::is_directory(dir)) throw UsageError(fmt::format("--haystack {}: not a folder of essay .txt files", dir.string()));
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
-  }
-  if (files.empty()) throw UsageError(fmt::format("--haystack {}: no .txt files", dir.string()));
-  std::sort(files.begin(), files.end());
-  std::string text;
-  for (const auto& p : files) {
-    std::ifstream f(p, std::ios::binary);
-    text += std::string(std::istreambuf_iterator<char>(f), {});
-  }
-  return text;
-}
 }  // namespace
 
 int run_needle(const std::vector<std::string>& args) {
@@ -94,13 +57,20 @@ int run_needle(const std::vector<std::string>& args) {
   if (!parse_options("needle", args, desc, vm)) return 0;
   apply_threads(rt.threads);
   if (max_new < 1) throw UsageError("--max-new-tokens must be >= 1");
-  const auto lengths = parse_ints(lengths_csv, "lengths", 64, int64_t{1} << 24);
-  const auto depths = parse_ints(depths_csv, "depths", 0, 100);
+  const auto lengths = parse_int_list(lengths_csv, "lengths", 64, int64_t{1} << 24, "a context length of at least 64 tokens",
+                                      "--lengths 1024,2048,4096");
+  const auto depths = parse_int_list(depths_csv, "depths", 0, 100, "a depth in percent, 0..100", "--depths 0,25,50,75,100");
+  if (lengths.empty() || depths.empty()) throw UsageError("needle: give at least one length and one depth");
   const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
   const fs::path out(out_s);
   auto plan = plan_variants(method, methods, budgets, out);
   const bool grid = !methods.empty();
-  const std::string essays = read_essays(haystack);
+  std::string essays;
+  try {
+    essays = read_essay_haystack(haystack);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 
   const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
   std::unique_ptr<LlamaModel> model;
@@ -128,13 +98,7 @@ int run_needle(const std::vector<std::string>& args) {
   const NeedleEngineTask task(cells, essays, tok, chat, max_new);
   for (std::size_t k = 0; k < task.size(); ++k) (void)task.prompt(k);  // every cell fits, before anything runs
 
-  for (auto& p : plan) {
-    if (p.spec.allocator == "ripple") {
-      if (!model) model = load_model(rt.model, lo);
-      p.spec = resolve_ripple_profile(p.spec, *model, tok, rt.model);
-    }
-    p.method = CompressionMethod::create(p.spec, mc, model ? model->identity() : ModelIdentity{});
-  }
+  create_methods(plan, mc, tok, rt.model, lo, model);
   nlohmann::ordered_json run_common;
   run_common["benchmark"] = "needle";
   run_common["model"] = fs::absolute(rt.model).lexically_normal().string();
@@ -147,24 +111,10 @@ int run_needle(const std::vector<std::string>& args) {
   run_common["max_new_tokens"] = max_new;
   run_common["haystack"] = fs::absolute(haystack).lexically_normal().string();
   run_common["chat_template"] = std::string(chat_template_name(chat.kind));
-  std::string command_line = "ripplekv needle";
-  for (const auto& arg : args) command_line += " " + arg;
-  std::vector<std::unique_ptr<RunLock>> locks;
-  std::vector<EngineVariant> variants;
-  for (const auto& p : plan) {
-    locks.push_back(std::make_unique<RunLock>(
-        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
-        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
-    nlohmann::ordered_json run = run_common;
-    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
-                     {"options", p.spec.options}};
-    nlohmann::ordered_json info;
-    info["method"] = p.method->describe();
-    info["command"] = command_line;
-    info["metric"] = "ROUGE-1 recall x 100 of the needle's answer words";
-    claim_run_dir(p.dir, run, info);
-    variants.push_back({p.method->describe(), p.dir, p.method.get()});
-  }
+  nlohmann::ordered_json info_extra;
+  info_extra["metric"] = "ROUGE-1 recall x 100 of the needle's answer words";
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "needle", args);
+  const auto& variants = claimed.variants;
   std::cerr << fmt::format("ripplekv needle: {} | {} | lengths {} x depths {} | out {}\n", rt.model,
                            grid ? fmt::format("{} variants, one prefill per cell", plan.size()) : plan.front().method->describe(),
                            lengths_csv, depths_csv, out.string());
@@ -178,27 +128,16 @@ int run_needle(const std::vector<std::string>& args) {
     if (!model) model = load_model(rt.model, lo);
     EngineOptions engine;
     engine.shard = shard;
-    engine.stop_tokens = model->config().eos_token_ids;
-    if (model->config().model_type == "llama2c") engine.stop_tokens.push_back(tok.bos_id());
-    if (tok.eos_id() >= 0) engine.stop_tokens.push_back(tok.eos_id());
+    engine.stop_tokens = default_stop_tokens(model->config(), tok);
     const auto st = run_task(*model, task, todo, engine);
     std::cerr << fmt::format("needle: {} cells prefilled, {} predictions in {:.1f} s\n", st.samples, st.decodes, st.wall_seconds);
   }
   for (const auto& p : plan) {
-    auto path = prediction_path(p.dir, task.name(), Shard{});
-    if (!prediction_file_complete(path, ids)) {
-      const auto counts = shard_counts_present(p.dir, task.name());
-      bool done = counts.size() == 1;
-      for (int i = 0; done && i < counts.front(); ++i) {
-        const Shard sh{i, counts.front()};
-        done = prediction_file_complete(prediction_path(p.dir, task.name(), sh), shard_ids(ids, sh));
-      }
-      if (!done) {
-        std::cerr << fmt::format("{}: not complete yet (other shards running)\n", p.dir.string());
-        continue;
-      }
-      merge_shards(p.dir, task.name(), counts.front(), ids);
+    if (!complete_or_merge(p.dir, task.name(), ids)) {
+      std::cerr << fmt::format("{}: not complete yet (other shards running)\n", p.dir.string());
+      continue;
     }
+    const auto path = prediction_path(p.dir, task.name(), Shard{});
     std::map<std::string, double> score;
     JsonlReadOptions o;
     for_each_jsonl_record(path, o, [&](const nlohmann::json& r, std::size_t) {

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "core/cli/command.h"
 #include "core/cli/method_grid.h"
@@ -28,6 +27,7 @@
 #include "eval/run_lock.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
+#include "models/generation/generate.h"
 #include "models/loaders/load_model.h"
 #include "models/tokenizer/tokenizer.h"
 
@@ -42,29 +42,6 @@ std::string default_words_dir() {
   const char* home = std::getenv("HOME");
   const fs::path root = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache" / "ripplekv";
   return (root / "ruler" / "wonderwords-3.0.1").string();
-}
-
-std::vector<int64_t> parse_lengths(const std::string& csv) {
-  std::vector<int64_t> out;
-  std::stringstream ss(csv);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos || v < 256) {
-      throw UsageError(fmt::format("--lengths: \"{}\" is not a context length of at least 256 tokens (e.g. --lengths 4096,8192)", item));
-    }
-    if (std::find(out.begin(), out.end(), v) != out.end()) throw UsageError(fmt::format("--lengths: {} is listed twice", v));
-    out.push_back(v);
-  }
-  if (out.empty()) throw UsageError("--lengths: give at least one length (e.g. --lengths 4096,8192)");
-  return out;
 }
 
 std::string absolute(const std::string& p) { return fs::absolute(fs::path(p)).lexically_normal().string(); }
@@ -123,7 +100,9 @@ int run_ruler(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const auto lengths = parse_lengths(lengths_csv);
+  const auto lengths = parse_int_list(lengths_csv, "lengths", 256, int64_t{1} << 24,
+                                      "a context length of at least 256 tokens", "--lengths 4096,8192");
+  if (lengths.empty()) throw UsageError("--lengths: give at least one length (e.g. --lengths 4096,8192)");
   const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
   const fs::path out(out_s);
   auto plan = plan_variants(method, methods, budgets, out);
@@ -193,13 +172,7 @@ int run_ruler(const std::vector<std::string>& args) {
   }
   const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_data).count();
 
-  for (auto& p : plan) {
-    if (p.spec.allocator == "ripple") {
-      if (!model) model = load_model(rt.model, lo);
-      p.spec = resolve_ripple_profile(p.spec, *model, tok, rt.model);
-    }
-    p.method = CompressionMethod::create(p.spec, mc, model ? model->identity() : ModelIdentity{});
-  }
+  create_methods(plan, mc, tok, rt.model, lo, model);
 
   nlohmann::ordered_json run_common;
   run_common["benchmark"] = "ruler";
@@ -215,39 +188,27 @@ int run_ruler(const std::vector<std::string>& args) {
   run_common["seed"] = seed;
   run_common["data"] = data_s.empty() ? "generated" : absolute(data_s);
   run_common["chat_template"] = std::string(chat_template_name(chat.kind));
-  std::string command_line = "ripplekv ruler";
-  for (const auto& arg : args) command_line += " " + arg;
-
-  std::vector<std::unique_ptr<RunLock>> locks;
-  for (const auto& p : plan) {
-    locks.push_back(std::make_unique<RunLock>(
-        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
-        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
-    nlohmann::ordered_json run = run_common;
-    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
-                     {"options", p.spec.options}};
-    nlohmann::ordered_json info;
-    info["method"] = p.method->describe();
-    if (!p.method->notes().empty()) info["notes"] = p.method->notes();
-    info["chat_template_from"] = template_why;
-    info["template_tokens"] = template_tokens;
-    info["command"] = command_line;
-    claim_run_dir(p.dir, run, info);
-  }
+  nlohmann::ordered_json info_extra;
+  info_extra["chat_template_from"] = template_why;
+  info_extra["template_tokens"] = template_tokens;
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler", args);
   std::cerr << fmt::format("ripplekv ruler: {} | {} | {} tasks x lengths {} x {} samples | {} | out {}{}\n", rt.model,
                            grid ? fmt::format("{} variants, one prefill per sample", plan.size()) : plan.front().method->describe(),
                            tasks.size(), lengths_csv, samples, template_why, out.string(),
                            shard.is_whole() ? "" : fmt::format(" | shard {}/{}", shard.index, shard.count));
 
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> ids_of;
+  for (const auto& [key, samples_here] : data) {
+    for (const auto& s : samples_here) ids_of[key].push_back(std::to_string(s.index));
+  }
   EngineOptions engine;
   engine.shard = shard;
+  engine.context_tokens = context;
   double run_seconds = 0;
   for (auto len : lengths) {
     if (save_prompts) engine.prompts_dir = out / "prompts" / std::to_string(len);
     for (const auto* t : tasks) {
-      const auto& samples_here = data.at({len, t->name});
-      std::vector<std::string> ids;
-      for (const auto& s : samples_here) ids.push_back(std::to_string(s.index));
+      const auto& ids = ids_of.at({len, t->name});
       std::vector<EngineVariant> todo;
       for (const auto& p : plan) {
         const auto dir = p.dir / std::to_string(len);
@@ -255,24 +216,10 @@ int run_ruler(const std::vector<std::string>& args) {
         todo.push_back({p.method->describe(), dir, p.method.get()});
       }
       if (todo.empty()) continue;
-      for (const auto& s : samples_here) {
-        const auto n = static_cast<int64_t>(ruler_prompt_ids(tok, chat, s.input, s.answer_prefix).size());
-        if (n + t->tokens_to_generate > context) {
-          throw std::runtime_error(fmt::format(
-              "{}: sample {} needs {} prompt + {} generated tokens, more than the model's {}-token context; "
-              "regenerate the data for this model",
-              data_file(data_root, len, t->name, lengths.size() == 1).string(), s.index, n, t->tokens_to_generate, context));
-        }
-      }
       if (!model) model = load_model(rt.model, lo);
-      if (engine.stop_tokens.empty()) {
-        engine.stop_tokens = model->config().eos_token_ids;
-        if (model->config().model_type == "llama2c") engine.stop_tokens.push_back(tok.bos_id());
-        if (tok.eos_id() >= 0) engine.stop_tokens.push_back(tok.eos_id());
-      }
-      const RulerEngineTask task(*t, samples_here, tok, chat);
-      const auto st = run_task(*model, task, todo, engine);
-      run_seconds += st.wall_seconds;
+      engine.stop_tokens = default_stop_tokens(model->config(), tok);
+      const RulerEngineTask task(*t, data.at({len, t->name}), tok, chat);
+      run_seconds += run_task(*model, task, todo, engine).wall_seconds;
     }
   }
 
@@ -281,26 +228,7 @@ int run_ruler(const std::vector<std::string>& args) {
   for (const auto& p : plan) {
     bool complete = true;
     for (auto len : lengths) {
-      for (const auto* t : tasks) {
-        const auto dir = p.dir / std::to_string(len);
-        std::vector<std::string> ids;
-        for (const auto& s : data.at({len, t->name})) ids.push_back(std::to_string(s.index));
-        if (prediction_file_complete(prediction_path(dir, t->name, Shard{}), ids)) continue;
-        const auto counts = shard_counts_present(dir, t->name);
-        bool merged = false;
-        if (counts.size() == 1) {
-          bool shards_done = true;
-          for (int i = 0; i < counts.front(); ++i) {
-            const Shard sh{i, counts.front()};
-            shards_done &= prediction_file_complete(prediction_path(dir, t->name, sh), shard_ids(ids, sh));
-          }
-          if (shards_done) {
-            merge_shards(dir, t->name, counts.front(), ids);
-            merged = true;
-          }
-        }
-        complete &= merged;
-      }
+      for (const auto* t : tasks) complete &= complete_or_merge(p.dir / std::to_string(len), t->name, ids_of.at({len, t->name}));
     }
     if (!complete) {
       all = false;

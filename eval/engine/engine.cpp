@@ -89,6 +89,12 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
     go.stop_tokens = options.stop_tokens;
     for (int t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
     if (go.max_new_tokens < 0) throw std::logic_error("engine: a task asked for a negative generation length");
+    if (options.context_tokens > 0 && static_cast<int64_t>(prompt.ids.size()) + go.max_new_tokens > options.context_tokens) {
+      throw std::runtime_error(fmt::format(
+          "{}: sample {} needs {} prompt + {} generated tokens, more than the model's {}-token context; make its "
+          "prompts for this model (shorter lengths, or regenerate the data)",
+          task.name(), id, prompt.ids.size(), go.max_new_tokens, options.context_tokens));
+    }
 
     // One prefill, observed by every pending variant's session.
     const auto n = static_cast<int64_t>(prompt.ids.size());

@@ -38,6 +38,9 @@ struct EngineOptions {
   // Non-empty: each sample's prompt text and token counts go to <prompts_dir>/<task>.jsonl.
   std::filesystem::path prompts_dir;
   bool progress = true;  // a progress line with an ETA on stderr
+  // > 0: a sample whose prompt plus generation exceeds this many tokens is an error (naming
+  // the task and sample) before anything of it runs.
+  int64_t context_tokens = 0;
 };
 
 struct EngineTaskStats {

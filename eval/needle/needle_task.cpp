@@ -55,6 +55,8 @@ NeedleEngineTask::NeedleEngineTask(std::vector<NeedleCell> cells, const std::str
                                    const Tokenizer& tokenizer, const ChatTemplate& chat, int64_t max_new_tokens)
     : cells_(std::move(cells)), haystack_(tokenizer.encode(haystack_text, false)), tokenizer_(tokenizer), chat_(chat),
       max_new_(max_new_tokens) {
+  needle_ = tokenizer.encode(kNeedle, false);
+  overhead_ = static_cast<int64_t>(encode_segments(render_chat(chat_, user_message("")), tokenizer, "").size());
   for (const auto& c : cells_) {
     if (c.depth < 0 || c.depth > 100) throw std::invalid_argument(fmt::format("--depths: {} is not a percentage 0..100", c.depth));
     ids_.push_back(c.id());
@@ -63,8 +65,8 @@ NeedleEngineTask::NeedleEngineTask(std::vector<NeedleCell> cells, const std::str
 
 TaskPrompt NeedleEngineTask::prompt(std::size_t k) const {
   const auto& cell = cells_.at(k);
-  const auto needle = tokenizer_.encode(kNeedle, false);
-  const auto overhead = static_cast<int64_t>(encode_segments(render_chat(chat_, user_message("")), tokenizer_, "").size());
+  const auto& needle = needle_;
+  const int64_t overhead = overhead_;
   // Room for the essay text; a few tokens of slack for merges at the joins.
   const int64_t room = cell.length - max_new_ - overhead - static_cast<int64_t>(needle.size()) - 8;
   if (room < 16) {

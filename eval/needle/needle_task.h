@@ -54,6 +54,8 @@ class NeedleEngineTask final : public Task {
   std::vector<NeedleCell> cells_;
   std::vector<std::string> ids_;
   std::vector<int> haystack_;  // the essays' tokens
+  std::vector<int> needle_;    // kNeedle's tokens
+  int64_t overhead_ = 0;       // the chat template and question around an empty haystack
   const Tokenizer& tokenizer_;
   ChatTemplate chat_;
   int64_t max_new_;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "eval/haystack.h"
 #include "eval/ruler/sentence_split.h"
 
 namespace ripplekv::eval {
@@ -138,26 +139,30 @@ struct Generated {
 };
 using GenerateFn = std::function<Generated(int64_t haystack, Rng& rng)>;
 
-// Binary search for the largest haystack whose text fits (RULER's generate_samples).
+// Binary search over [lo, hi] for the largest haystack whose text plus `extra_tokens` fits
+// (RULER's generate_samples); `lo` when none does.
 int64_t search_haystack(const GenerateFn& gen, const TokenCounter& count, int64_t max_len, int64_t extra_tokens,
-                        int64_t incremental, double slack, int64_t cap, Rng& rng) {
-  const auto probe = gen(incremental, rng);
-  const double per = static_cast<double>(count(probe.text)) / static_cast<double>(incremental);
-  int64_t lo = incremental;
-  int64_t hi = std::max<int64_t>(static_cast<int64_t>(static_cast<double>(max_len) / per * slack), incremental * 2);
-  if (cap > 0) hi = std::min(hi, cap);
+                        int64_t lo, int64_t hi, Rng& rng) {
+  const int64_t fallback = lo;
   int64_t best = -1;
   while (lo <= hi) {
     const int64_t mid = (lo + hi) / 2;
-    const auto g = gen(mid, rng);
-    if (count(g.text) + extra_tokens <= max_len) {
+    if (count(gen(mid, rng).text) + extra_tokens <= max_len) {
       best = mid;
       lo = mid + 1;
     } else {
       hi = mid - 1;
     }
   }
-  return best > 0 ? best : incremental;
+  return best > 0 ? best : fallback;
+}
+
+// RULER's upper bound for that search: tokens per haystack unit measured on `incremental`
+// units, times `slack` (3) for unlucky draws.
+int64_t estimated_upper(const GenerateFn& gen, const TokenCounter& count, int64_t max_len, int64_t incremental,
+                        Rng& rng) {
+  const double per = static_cast<double>(count(gen(incremental, rng).text)) / static_cast<double>(incremental);
+  return std::max<int64_t>(static_cast<int64_t>(static_cast<double>(max_len) / per * 3.0), incremental * 2);
 }
 
 // One sample: shrink the haystack by `incremental` until it fits.
@@ -438,22 +443,7 @@ RulerResources load_ruler_resources(const fs::path& essay_dir, const fs::path& w
   }
   RulerResources r;
   if (essays) {
-    if (!fs::is_directory(essay_dir)) {
-      throw std::invalid_argument(fmt::format("--haystack {}: not a folder of essay .txt files (RULER's Paul Graham "
-                                              "essays; e.g. ../shared/data/haystack/PaulGrahamEssays)",
-                                              essay_dir.string()));
-    }
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(essay_dir)) {
-      if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::invalid_argument(fmt::format("--haystack {}: no .txt files", essay_dir.string()));
-    std::string text;
-    for (const auto& p : files) {
-      std::ifstream f(p, std::ios::binary);
-      text += std::string(std::istreambuf_iterator<char>(f), {});
-    }
+    const std::string text = read_essay_haystack(essay_dir);
     // re.sub(r'\s+', " ", essay).split(" ")
     std::string word;
     bool in_space = false;
@@ -489,12 +479,9 @@ std::vector<RulerSample> generate_ruler_samples(const RulerTask& t, const RulerR
   Rng search_rng(stream_seed(o.seed, t, max_seq, ~0ULL));
   std::vector<RulerSample> out;
   auto sample_rng = [&](int64_t k) { return Rng(stream_seed(o.seed, t, max_seq, static_cast<uint64_t>(k))); };
-
-  if (t.kind == RulerKind::kNiah) {
-    int64_t inc = t.haystack == "essay" ? 500 : 25;
-    if (t.haystack != "essay" && max_seq < 4096) inc = 5;
-    const GenerateFn gen = [&](int64_t n, Rng& rng) { return niah_generate(t, r, n, rng); };
-    const auto n = search_haystack(gen, count, max_seq, ttg, inc, 3.0, 0, search_rng);
+  // Each sample from its own stream, starting at the searched haystack size and shrinking by
+  // `inc` until it fits.
+  auto emit = [&](const GenerateFn& gen, int64_t n, int64_t inc) {
     for (int64_t k = 0; k < o.num_samples; ++k) {
       auto rng = sample_rng(k);
       int64_t length = 0, used = n;
@@ -503,30 +490,32 @@ std::vector<RulerSample> generate_ruler_samples(const RulerTask& t, const RulerR
       out.back().haystack = used;
       out.back().haystack_searched = n;
     }
+  };
+
+  if (t.kind == RulerKind::kNiah) {
+    int64_t inc = t.haystack == "essay" ? 500 : 25;
+    if (t.haystack != "essay" && max_seq < 4096) inc = 5;
+    const GenerateFn gen = [&](int64_t n, Rng& rng) { return niah_generate(t, r, n, rng); };
+    const auto n = search_haystack(gen, count, max_seq, ttg, inc, estimated_upper(gen, count, max_seq, inc, search_rng), search_rng);
+    emit(gen, n, inc);
   } else if (t.kind == RulerKind::kVariableTracking) {
     // The few-shot example: the same task in <= 500 tokens, 3-letter names, value 12345.
     const GenerateFn icl_gen = [&](int64_t n, Rng& rng) { return vt_generate(t, n, true, rng); };
-    const auto icl_n = search_haystack(icl_gen, count, 500, 0, 5, 3.0, 0, search_rng);
+    const auto icl_n = search_haystack(icl_gen, count, 500, 0, 5, estimated_upper(icl_gen, count, 500, 5, search_rng), search_rng);
     int64_t icl_len = 0, icl_used = icl_n;
     auto icl = fit_sample(icl_gen, count, 500, 0, icl_used, 5, search_rng, t, &icl_len);
     const std::string icl_text = icl.text + " " + join(icl.answers, " ") + "\n";
     const int64_t example_tokens = count(icl_text);
     const int64_t inc = max_seq < 4096 ? 5 : 10;
     const GenerateFn gen = [&](int64_t n, Rng& rng) { return vt_generate(t, n, false, rng); };
-    const auto n = search_haystack(gen, count, max_seq, example_tokens + ttg, inc, 3.0, 0, search_rng);
+    const auto n = search_haystack(gen, count, max_seq, example_tokens + ttg, inc,
+                                   estimated_upper(gen, count, max_seq, inc, search_rng), search_rng);
     const GenerateFn with_icl = [&](int64_t m, Rng& rng) {
       auto g = vt_generate(t, m, false, rng);
       g.text = vt_randomize_icl(icl_text, t.num_hops, rng) + "\n" + g.text;
       return g;
     };
-    for (int64_t k = 0; k < o.num_samples; ++k) {
-      auto rng = sample_rng(k);
-      int64_t length = 0, used = n;
-      auto g = fit_sample(with_icl, count, max_seq, ttg, used, inc, rng, t, &length);
-      out.push_back(split_answer_prefix(t, std::move(g), k, length));
-      out.back().haystack = used;
-      out.back().haystack_searched = n;
-    }
+    emit(with_icl, n, inc);
   } else if (t.kind == RulerKind::kCommonWords) {
     auto words = cwe_words(r);
     search_rng.shuffle(words);
@@ -534,27 +523,10 @@ std::vector<RulerSample> generate_ruler_samples(const RulerTask& t, const RulerR
     // RULER estimates tokens per word from a 4,096-word list, then searches up to twice that.
     const auto probe_n = std::min<int64_t>(4096, static_cast<int64_t>(words.size()));
     const double per = static_cast<double>(count(gen(probe_n, search_rng).text)) / static_cast<double>(probe_n);
-    int64_t lo = 10, hi = std::max<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(max_seq) / per)) * 2, 20);
-    hi = std::min<int64_t>(hi, static_cast<int64_t>(words.size()));
-    int64_t best = -1;
-    while (lo <= hi) {
-      const int64_t mid = (lo + hi) / 2;
-      if (count(gen(mid, search_rng).text) + ttg <= max_seq) {
-        best = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    const int64_t n = best > 0 ? best : 10;
-    for (int64_t k = 0; k < o.num_samples; ++k) {
-      auto rng = sample_rng(k);
-      int64_t length = 0, used = n;
-      auto g = fit_sample(gen, count, max_seq, ttg, used, 10, rng, t, &length);
-      out.push_back(split_answer_prefix(t, std::move(g), k, length));
-      out.back().haystack = used;
-      out.back().haystack_searched = n;
-    }
+    const int64_t hi = std::max<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(max_seq) / per)) * 2, 20);
+    const auto n = search_haystack(gen, count, max_seq, ttg, 10, std::min<int64_t>(hi, static_cast<int64_t>(words.size())),
+                                   search_rng);
+    emit(gen, n, 10);
   } else if (t.kind == RulerKind::kFreqWords) {
     const int64_t max_len = max_seq - ttg;
     if (max_len < 100) throw std::invalid_argument(fmt::format("RULER fwe: {} tokens is too short", max_seq));

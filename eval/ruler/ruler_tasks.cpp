@@ -1,8 +1,9 @@
 #include "eval/ruler/ruler_tasks.h"
 
+#include "eval/list_option.h"
+
 #include <fmt/format.h>
 
-#include <sstream>
 #include <stdexcept>
 
 namespace ripplekv::eval {
@@ -77,12 +78,7 @@ std::vector<const RulerTask*> parse_ruler_tasks(const std::string& csv) {
     }
     out.push_back(t);
   };
-  std::stringstream ss(csv);
-  std::string name;
-  while (std::getline(ss, name, ',')) {
-    const auto b = name.find_first_not_of(" \t");
-    if (b == std::string::npos) continue;
-    name = name.substr(b, name.find_last_not_of(" \t") - b + 1);
+  for (const auto& name : split_list(csv)) {
     if (name == "all") {
       for (const auto& t : ruler_tasks()) {
         if (t.kind != RulerKind::kQa) add(&t);

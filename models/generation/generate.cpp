@@ -20,6 +20,13 @@ void check_options(const GenerateOptions& options) {
 }
 }  // namespace
 
+std::vector<int64_t> default_stop_tokens(const ModelConfig& config, const Tokenizer& tokenizer) {
+  std::vector<int64_t> stops = config.eos_token_ids;
+  if (config.model_type == "llama2c") stops.push_back(tokenizer.bos_id());  // run.c stops on BOS
+  if (tokenizer.eos_id() >= 0) stops.push_back(tokenizer.eos_id());
+  return stops;
+}
+
 GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
                                const GenerateOptions& options, const HookRegistry* hooks) {
   check_options(options);

@@ -9,6 +9,7 @@
 #include "core/cache/kv_cache.h"
 #include "core/hooks/hooks.h"
 #include "models/llama/llama_model.h"
+#include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv {
 
@@ -39,6 +40,10 @@ struct GenerateResult {
 GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,
                                const GenerateOptions& options, const HookRegistry* hooks = nullptr,
                                const std::function<void(KVCache&)>& after_prefill = {});
+
+// The tokens a benchmark run stops on: the model's end-of-sequence ids, its tokenizer's EOS,
+// and for llama2.c models BOS (run.c stops there).
+std::vector<int64_t> default_stop_tokens(const ModelConfig& config, const Tokenizer& tokenizer);
 
 // The decode half of greedy_generate: `prefill_logits` are the prompt's last-position logits
 // ([1, 1, V], what LlamaModel::prefill returned) and `cache` holds the (possibly compressed)
