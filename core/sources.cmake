@@ -1,9 +1,4 @@
 # Sources of core/ (see the top-level CMakeLists.txt).
-list(APPEND RIPPLEKV_TORCH_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/ops/ops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/cache/kv_cache.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/hooks/hooks.cpp
-)
 list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/budget_math.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/policy_options.cpp

@@ -16,6 +16,9 @@ list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/bpe_tokenizer.cpp
 )
 list(APPEND RIPPLEKV_TORCH_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/ops/ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache/kv_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hooks/hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/llama_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/load_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/generate.cpp

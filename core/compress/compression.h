@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cache/kv_cache.h"
-#include "core/hooks/hooks.h"
+#include "models/cache/kv_cache.h"
+#include "models/hooks/hooks.h"
 #include "models/config/model_config.h"
 #include "models/config/model_identity.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/hooks/hooks.h"
+#include "models/hooks/hooks.h"
 
 namespace ripplekv {
 

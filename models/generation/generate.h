@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/cache/kv_cache.h"
-#include "core/hooks/hooks.h"
+#include "models/cache/kv_cache.h"
+#include "models/hooks/hooks.h"
 #include "models/llama/llama_model.h"
 #include "models/tokenizer/tokenizer.h"
 

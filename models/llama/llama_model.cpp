@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "core/ops/ops.h"
+#include "models/ops/ops.h"
 
 namespace ripplekv {
 

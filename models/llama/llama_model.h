@@ -1,6 +1,6 @@
 // A Llama-family decoder (Llama 1/2/3, Mistral, Qwen2, llama2.c) over LibTorch tensors.
-// Modules hold weights; the math is in core/ops. Prefill and decode are separate paths;
-// every layer exposes named hook sites (core/hooks); the KV cache is passed in and only
+// Modules hold weights; the math is in models/ops. Prefill and decode are separate paths;
+// every layer exposes named hook sites (models/hooks); the KV cache is passed in and only
 // mutated through its own methods.
 #pragma once
 
@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "core/cache/kv_cache.h"
-#include "core/hooks/hooks.h"
+#include "models/cache/kv_cache.h"
+#include "models/hooks/hooks.h"
 #include "models/config/model_config.h"
 #include "models/config/model_identity.h"
 

@@ -1,4 +1,4 @@
-# Tests of eval/ (LongBench tasks, data, metrics, scoring). Torch-free.
+# Tests of eval/: test_eval (LongBench tasks, data, metrics, scoring, RULER, needle) is torch-free; the rest need LibTorch.
 ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_python_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_longbench_tasks.cpp
@@ -13,9 +13,29 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
 )
 
-# The evaluation engine (LibTorch): one prefill for every variant equals separate runs.
+# LibTorch parts: the evaluation engine (one prefill for every variant equals separate runs),
+# the `ripplekv` program end to end (longbench on stories260K; not "test_longbench...": the
+# label would match `ctest -LE long`, which is a regular expression), sweep files, run folders
+# and paper tables, then the sweep and table commands (the demo sweep on stories260K).
 if(RIPPLEKV_WITH_TORCH)
   ripplekv_add_test(test_eval_engine SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/engine/test_engine.cpp
   )
+  ripplekv_add_test(test_cli SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/cli/test_longbench_cli.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cli/test_cli_errors.cpp
+  )
+  target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>")
+  add_dependencies(test_cli ripplekv)
+  ripplekv_add_test(test_experiments SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/experiments/test_experiments.cpp
+  )
+  target_compile_definitions(test_experiments PRIVATE RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  ripplekv_add_test(test_sweep_cli SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/cli/test_sweep_cli.cpp
+  )
+  target_compile_definitions(test_sweep_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>"
+                                                    RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                                    RIPPLEKV_PYTHON_EXE="${RIPPLEKV_PYTHON}")
+  add_dependencies(test_sweep_cli ripplekv)
 endif()

@@ -1,7 +1,7 @@
 // INI config / sweep files.
 #include <exception>
 
-#include "core/experiments/ini_file.h"
+#include "eval/experiments/ini_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

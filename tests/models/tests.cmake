@@ -6,4 +6,5 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_bpe_tokenizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_tokenizer_parity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_real_models.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_kv_cache.cpp
 )

@@ -1,0 +1,141 @@
+#include "eval/cli/method_grid.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "core/compress/method_presets.h"
+#include "core/ripple/profile_runner.h"
+#include "eval/list_option.h"
+#include "eval/run_config.h"
+
+namespace ripplekv::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder name for a --methods entry at a budget: "snapkv_b128", "snapkv+ripple@ratio=4_b128", "full".
+std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
+  std::string name;
+  for (char c : text) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '=' || c == '@' || c == '_';
+    name += ok ? c : (c == ':' ? '+' : '_');
+  }
+  if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
+  return name;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& option, int64_t lo, int64_t hi,
+                                    const std::string& what, const std::string& example) {
+  std::vector<int64_t> out;
+  for (const auto& item : eval::split_list(csv)) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < lo || v > hi) {
+      throw UsageError(fmt::format("--{}: \"{}\" is not {} (e.g. {})", option, item, what, example));
+    }
+    if (std::find(out.begin(), out.end(), v) != out.end()) throw UsageError(fmt::format("--{}: {} is listed twice", option, v));
+    out.push_back(v);
+  }
+  return out;
+}
+
+void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets) {
+  desc.add_options()
+      ("methods", po::value<std::string>(&methods)->default_value(""),
+       "a grid in one call, each sample prefilled once for all: comma-separated methods (presets full snapkv "
+       "pyramidkv streamingllm h2o cake squeeze ripple random knorm, or selector:allocator[@key=value,...]); "
+       "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
+      ("budgets", po::value<std::string>(&budgets)->default_value(""), "with --methods: comma-separated budgets");
+}
+
+std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::string& methods,
+                                          const std::string& budgets_csv, const fs::path& out) {
+  std::vector<PlannedVariant> plan;
+  const bool grid = !methods.empty();
+  if (grid) {
+    const MethodArgs defaults;
+    if (single.selector != defaults.selector || single.allocator != defaults.allocator || single.budget != 0 ||
+        !single.method_opts.empty() || !std::isnan(single.ratio)) {
+      throw UsageError("--methods gives the methods of a grid: drop --selector, --allocator, --budget, --method-opt "
+                       "and --ratio (write options into each method, e.g. snapkv@window=16, ripple@ratio=4)");
+    }
+    const auto texts = split_methods(methods);
+    const auto budgets = parse_int_list(budgets_csv, "budgets", 1, std::numeric_limits<int64_t>::max(),
+                                        "a positive token count", "--budgets 64,128,256");
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (std::find(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(i), texts[i]) !=
+          texts.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw UsageError(fmt::format("--methods: \"{}\" is listed twice", texts[i]));
+      }
+      if (parse_method(texts[i], 0).selector == "full") {
+        plan.push_back({texts[i], parse_method(texts[i], 0), nullptr, {}});
+        continue;
+      }
+      if (budgets.empty()) throw UsageError(fmt::format("--methods {}: give --budgets (e.g. --budgets 64,128,256)", texts[i]));
+      for (auto b : budgets) plan.push_back({texts[i], parse_method(texts[i], b), nullptr, {}});
+    }
+    if (plan.empty()) throw UsageError("--methods: no method given (e.g. --methods full,snapkv,pyramidkv)");
+  } else {
+    if (!budgets_csv.empty()) throw UsageError("--budgets goes with --methods; for one method use --budget N");
+    plan.push_back({"", to_spec(single), nullptr, {}});
+  }
+  for (auto& p : plan) p.dir = grid ? out / variant_folder(p.text, p.spec) : out;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (plan[i].dir == plan[j].dir) {
+        throw UsageError(fmt::format("--methods: {} and {} would share the folder {}", plan[j].text, plan[i].text,
+                                     plan[i].dir.string()));
+      }
+    }
+  }
+  return plan;
+}
+
+void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
+                    const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model) {
+  for (auto& p : plan) {
+    if (p.spec.allocator == "ripple") {
+      // The profile must match these weights; without profile= it is measured (and cached) now.
+      if (!model) model = load_model(model_path, load);
+      p.spec = resolve_ripple_profile(p.spec, *model, tokenizer, model_path);
+    }
+    p.method = CompressionMethod::create(p.spec, config, model ? model->identity() : ModelIdentity{});
+  }
+}
+
+ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
+                                   const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
+                                   const std::string& command, const std::vector<std::string>& args) {
+  std::string command_line = "ripplekv " + command;
+  for (const auto& arg : args) command_line += " " + arg;
+  ClaimedVariants out;
+  for (const auto& p : plan) {
+    out.locks.push_back(std::make_unique<eval::RunLock>(
+        p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
+        shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));
+    nlohmann::ordered_json run = run_common;
+    run["method"] = {{"selector", p.spec.selector}, {"allocator", p.spec.allocator}, {"budget", p.spec.budget},
+                     {"options", p.spec.options}};
+    nlohmann::ordered_json info;
+    info["method"] = p.method->describe();
+    if (!p.method->notes().empty()) info["notes"] = p.method->notes();
+    for (const auto& [key, value] : info_extra.items()) info[key] = value;
+    info["command"] = command_line;
+    eval::claim_run_dir(p.dir, run, info);
+    out.variants.push_back({p.method->describe(), p.dir, p.method.get()});
+  }
+  return out;
+}
+
+}  // namespace ripplekv::cli

@@ -1,0 +1,88 @@
+// `ripplekv profile`: RippleKV's per-layer KL sensitivity profile of a model.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "eval/cli/command.h"
+#include "core/ripple/profile_runner.h"
+#include "models/loaders/load_model.h"
+
+namespace ripplekv::cli {
+
+int run_profile(const std::vector<std::string>& args) {
+  RuntimeArgs rt;
+  ProfileRequest req;
+  std::string out, noise = "relative", positions = "all", direction = "forward";
+  bool naive = false;
+  int64_t seed = 0;
+  po::options_description desc;
+  add_runtime_options(desc, rt);
+  desc.add_options()("calibration", po::value<std::string>(&req.calibration_path)->required(),
+                     "calibration texts: .txt (one per line or per blank-line block), .jsonl, or a LongBench file")(
+      "calibration-format", po::value<std::string>(&req.calibration_format)->default_value("auto"),
+      "auto | lines | blocks | jsonl | longbench")(
+      "text-field", po::value<std::string>(&req.text_field)->default_value("text"), "JSON lines text field")(
+      "samples", po::value<int64_t>(&req.samples)->default_value(16), "calibration samples (first N texts)")(
+      "max-tokens", po::value<int64_t>(&req.max_tokens)->default_value(1024), "tokens per sample at most")(
+      "eps", po::value<double>(&req.profiler.noise.eps)->default_value(0.1),
+      "noise scale: noise-to-signal ratio per value component")(
+      "noise", po::value<std::string>(&noise)->default_value(noise), "relative | layer_mean | multiplicative")(
+      "positions", po::value<std::string>(&positions)->default_value(positions),
+      "perturbed tokens: all | context (all but the last kl-positions)")(
+      "kl-positions", po::value<int64_t>(&req.profiler.kl_positions)->default_value(32),
+      "KL measured at the last K positions")(
+      "draws", po::value<int64_t>(&req.profiler.draws)->default_value(1), "noise draws per sample and layer")(
+      "seed", po::value<int64_t>(&seed)->default_value(0), "noise seed")(
+      "direction", po::value<std::string>(&direction)->default_value(direction),
+      "forward KL(clean||perturbed) | reverse | symmetric")(
+      "batch", po::value<int64_t>(&req.profiler.max_batch)->default_value(0), "draws per batched pass (0 = all)")(
+      "naive", po::bool_switch(&naive), "re-run the whole network per layer (slower; for checking)")(
+      "out", po::value<std::string>(&out)->required(), "profile JSON to write (a .csv is written beside it)");
+  po::variables_map vm;
+  if (!parse_options("profile", args, desc, vm)) return 0;
+  apply_threads(rt.threads);
+  if (req.profiler.max_batch < 0) throw UsageError(fmt::format("--batch {}: must be >= 0 (0 = all draws at once)", req.profiler.max_batch));
+  if (req.profiler.kl_positions < 1 || req.profiler.kl_positions > req.max_tokens) {
+    throw UsageError(fmt::format("--kl-positions {} must be between 1 and --max-tokens ({})", req.profiler.kl_positions,
+                                 req.max_tokens));
+  }
+  req.profiler.noise.mode = parse_noise_mode(noise);
+  req.profiler.noise.positions = parse_noise_positions(positions);
+  req.profiler.direction = parse_kl_direction(direction);
+  req.profiler.seed = static_cast<uint64_t>(seed);
+  req.profiler.suffix_recompute = !naive;
+  req.model_path = rt.model;
+  req.dtype = rt.dtype;
+
+  auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const int64_t context = model->config().max_position_embeddings;
+  if (context > 0 && req.max_tokens > context) {
+    throw UsageError(fmt::format("--max-tokens {} exceeds the model's {}-token context", req.max_tokens, context));
+  }
+  Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
+  const bool tty = ::isatty(2) != 0;  // redraw one line on a terminal, plain lines in logs
+  auto profile = run_profile(*model, tok, req, [tty](int64_t done, int64_t total) {
+    if (tty) {
+      std::cerr << fmt::format("\r[profile] sample {}/{}", done, total) << (done == total ? "\n" : "") << std::flush;
+    } else {
+      std::cerr << fmt::format("[profile] sample {}/{}\n", done, total);
+    }
+  });
+  write_profile_json(profile, out);
+  const auto csv = out.size() > 5 && out.substr(out.size() - 5) == ".json" ? out.substr(0, out.size() - 5) + ".csv"
+                                                                           : out + ".csv";
+  write_profile_csv(profile, csv);
+  std::cout << fmt::format("| layer | mean KL | stderr | p50 | p90 | max | same top-1 |\n|---|---|---|---|---|---|---|\n");
+  for (size_t l = 0; l < profile.layers.size(); ++l) {
+    const auto& s = profile.layers[l];
+    std::cout << fmt::format("| {} | {:.4g} | {:.2g} | {:.4g} | {:.4g} | {:.4g} | {:.3f} |\n", l, s.mean,
+                             s.stderr_mean, s.p50, s.p90, s.max, s.same_top_rate);
+  }
+  std::cerr << fmt::format("{} samples x {} layers x {} draws in {:.1f} s; wrote {} and {}\n", profile.samples,
+                           profile.num_layers, profile.draws, profile.seconds, out, csv);
+  return 0;
+}
+
+}  // namespace ripplekv::cli

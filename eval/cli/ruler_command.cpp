@@ -1,0 +1,247 @@
+// `ripplekv ruler`: RULER's synthetic tasks (eval/ruler/) at several context lengths, for one
+// method or a grid of methods x budgets on one prefill per sample (eval/engine/engine.h);
+// resumable and shardable like `longbench`, scored as RULER's evaluate.py scores.
+//
+//   <out>/data/<length>/<task>/validation.jsonl   the samples (generated here, or --data)
+//   <out>[/<variant>]/<length>/<task>.jsonl       predictions in RULER's format
+//   <out>[/<variant>]/result.json, results.md     scores ({"<task>@<length>": score})
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "eval/cli/command.h"
+#include "eval/cli/method_grid.h"
+#include "core/compress/compression.h"
+#include "core/ripple/profile_runner.h"
+#include "eval/chat_template.h"
+#include "eval/engine/engine.h"
+#include "eval/prompt_builder.h"
+#include "eval/ruler/ruler_generate.h"
+#include "eval/ruler/ruler_score.h"
+#include "eval/ruler/ruler_task.h"
+#include "eval/run_config.h"
+#include "eval/run_lock.h"
+#include "eval/run_state.h"
+#include "models/config/model_config.h"
+#include "models/generation/generate.h"
+#include "models/loaders/load_model.h"
+#include "models/tokenizer/tokenizer.h"
+
+namespace ripplekv::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ripplekv::eval;
+
+std::string default_words_dir() {
+  const char* cache = std::getenv("RIPPLEKV_DATA_CACHE");
+  const char* home = std::getenv("HOME");
+  const fs::path root = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache" / "ripplekv";
+  return (root / "ruler" / "wonderwords-3.0.1").string();
+}
+
+std::string absolute(const std::string& p) { return fs::absolute(fs::path(p)).lexically_normal().string(); }
+
+// RULER's data layout: <data>/<length>/<task>/validation.jsonl, or <data>/<task>/validation.jsonl for one length.
+fs::path data_file(const fs::path& root, int64_t length, const std::string& task, bool one_length) {
+  const auto with_length = root / std::to_string(length) / task / "validation.jsonl";
+  if (fs::exists(with_length) || !one_length) return with_length;
+  return root / task / "validation.jsonl";
+}
+
+}  // namespace
+
+int run_ruler(const std::vector<std::string>& args) {
+  RuntimeArgs rt;
+  MethodArgs method;
+  std::string tasks_csv = "all", lengths_csv = "4096,8192", out_s, data_s, shard_s, haystack, words, methods, budgets;
+  std::string chat_name = "auto";
+  int64_t samples = 10, context_tokens = 0;
+  uint64_t seed = 42;
+  bool save_prompts = false;
+  haystack = std::string(RIPPLEKV_SHARED_DATA) + "/haystack/PaulGrahamEssays";
+  words = default_words_dir();
+  po::options_description desc;
+  add_runtime_options(desc, rt);
+  add_method_options(desc, method);
+  add_method_grid_options(desc, methods, budgets);
+  desc.add_options()
+      ("tasks", po::value<std::string>(&tasks_csv)->default_value(tasks_csv),
+       "comma-separated RULER tasks, or all (niah_single_1/2/3, niah_multikey_1/2/3, niah_multivalue, "
+       "niah_multiquery, vt, cwe, fwe)")
+      ("lengths", po::value<std::string>(&lengths_csv)->default_value(lengths_csv),
+       "context lengths in tokens (input + answer prefix + generated tokens, chat template included)")
+      ("samples", po::value<int64_t>(&samples)->default_value(samples), "samples per task and length")
+      ("seed", po::value<uint64_t>(&seed)->default_value(seed), "random seed of the generated samples")
+      ("data", po::value<std::string>(&data_s)->default_value(""),
+       "read RULER's own prepare.py output instead of generating: <data>/<length>/<task>/validation.jsonl")
+      ("haystack", po::value<std::string>(&haystack)->default_value(haystack), "folder of essay .txt files (niah essay haystacks)")
+      ("words", po::value<std::string>(&words)->default_value(words),
+       "wonderwords' word lists (scripts/get_ruler_data.sh puts them here)")
+      ("chat-template", po::value<std::string>(&chat_name)->default_value(chat_name),
+       "auto | none | llama2 | mistral | llama3 | chatml")
+      ("context-tokens", po::value<int64_t>(&context_tokens)->default_value(0),
+       "the model's context (0 = max_position_embeddings); no length may exceed it")
+      ("out", po::value<std::string>(&out_s)->required(), "results folder")
+      ("shard", po::value<std::string>(&shard_s)->default_value(""), "i/n: run only samples k with k % n == i")
+      ("save-prompts", po::bool_switch(&save_prompts), "write each prompt's text and token counts to <out>/prompts/<length>/");
+  po::variables_map vm;
+  if (!parse_options("ruler", args, desc, vm)) return 0;
+  apply_threads(rt.threads);
+  if (samples < 1) throw UsageError("--samples must be >= 1");
+  if (context_tokens < 0) throw UsageError("--context-tokens must be >= 0 (0 = the model's max_position_embeddings)");
+  std::vector<const RulerTask*> tasks;
+  try {
+    tasks = parse_ruler_tasks(tasks_csv);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const auto lengths = parse_int_list(lengths_csv, "lengths", 256, int64_t{1} << 24,
+                                      "a context length of at least 256 tokens", "--lengths 4096,8192");
+  if (lengths.empty()) throw UsageError("--lengths: give at least one length (e.g. --lengths 4096,8192)");
+  const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
+  const fs::path out(out_s);
+  auto plan = plan_variants(method, methods, budgets, out);
+  const bool grid = !methods.empty();
+
+  const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
+  std::unique_ptr<LlamaModel> model;
+  ModelConfig mc;
+  if (fs::is_directory(rt.model)) {
+    mc = parse_hf_config_file((fs::path(rt.model) / "config.json").string());
+  } else {
+    model = load_model(rt.model, lo);
+    mc = model->config();
+  }
+  const std::string tok_path = find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(mc.vocab_size));
+  const Tokenizer tok(tok_path);
+  std::string template_why;
+  const ChatTemplate chat = chat_name == "auto" ? auto_chat_template(rt.model, &template_why) : chat_template_from_name(chat_name);
+  if (template_why.empty()) template_why = fmt::format("chat template: {} (--chat-template)", chat_template_name(chat.kind));
+  const int64_t context = context_tokens > 0 ? context_tokens : mc.max_position_embeddings;
+  for (auto len : lengths) {
+    if (len > context) {
+      throw UsageError(fmt::format("--lengths {}: longer than the model's context of {} tokens ({}); use lengths up "
+                                   "to {}",
+                                   len, context, context_tokens > 0 ? "--context-tokens" : "max_position_embeddings in config.json",
+                                   context));
+    }
+  }
+  // RULER's lengths count the task text; the chat template's own tokens come off the budget
+  // (RULER's model_template_token), so that template + input + answer fit the length.
+  const int64_t template_tokens = static_cast<int64_t>(ruler_prompt_ids(tok, chat, "", "").size());
+
+  // The samples: RULER's files (--data) or generated once into <out>/data (reused on resume).
+  std::map<std::pair<int64_t, std::string>, std::vector<RulerSample>> data;
+  RulerResources resources;
+  bool resources_loaded = false;
+  const fs::path data_root = data_s.empty() ? out / "data" : fs::path(data_s);
+  const auto t_data = std::chrono::steady_clock::now();
+  for (auto len : lengths) {
+    for (const auto* t : tasks) {
+      const auto path = data_file(data_root, len, t->name, lengths.size() == 1);
+      if (!data_s.empty() || fs::exists(path)) {
+        if (!data_s.empty() && !fs::exists(path)) {
+          throw UsageError(fmt::format("--data {}: no {} (RULER's prepare.py layout: <data>/<length>/<task>/validation.jsonl)",
+                                       data_s, path.string()));
+        }
+        auto s = read_ruler_samples(path);
+        if (static_cast<int64_t>(s.size()) > samples) s.resize(static_cast<std::size_t>(samples));
+        data[{len, t->name}] = std::move(s);
+        continue;
+      }
+      if (!resources_loaded) {
+        resources = load_ruler_resources(haystack, words, tasks);
+        resources_loaded = true;
+      }
+      std::cerr << fmt::format("ruler: generating {} x {} at {} tokens\n", samples, t->name, len);
+      RulerGenerateOptions go;
+      go.max_seq_length = len - template_tokens;
+      go.num_samples = samples;
+      go.seed = seed;
+      auto s = generate_ruler_samples(*t, resources, [&](const std::string& text) {
+        return static_cast<int64_t>(tok.encode(text, false).size());
+      }, go);
+      write_ruler_samples(path, s);
+      data[{len, t->name}] = std::move(s);
+    }
+  }
+  const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_data).count();
+
+  create_methods(plan, mc, tok, rt.model, lo, model);
+
+  nlohmann::ordered_json run_common;
+  run_common["benchmark"] = "ruler";
+  run_common["model"] = absolute(rt.model);
+  run_common["tokenizer"] = absolute(tok_path);
+  run_common["dtype"] = rt.dtype;
+  run_common["device"] = rt.device;
+  run_common["tasks"] = nlohmann::ordered_json::array();
+  for (auto len : lengths) {
+    for (const auto* t : tasks) run_common["tasks"].push_back(fmt::format("{}@{}", t->name, len));
+  }
+  run_common["samples"] = samples;
+  run_common["seed"] = seed;
+  run_common["data"] = data_s.empty() ? "generated" : absolute(data_s);
+  run_common["chat_template"] = std::string(chat_template_name(chat.kind));
+  nlohmann::ordered_json info_extra;
+  info_extra["chat_template_from"] = template_why;
+  info_extra["template_tokens"] = template_tokens;
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler", args);
+  std::cerr << fmt::format("ripplekv ruler: {} | {} | {} tasks x lengths {} x {} samples | {} | out {}{}\n", rt.model,
+                           grid ? fmt::format("{} variants, one prefill per sample", plan.size()) : plan.front().method->describe(),
+                           tasks.size(), lengths_csv, samples, template_why, out.string(),
+                           shard.is_whole() ? "" : fmt::format(" | shard {}/{}", shard.index, shard.count));
+
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> ids_of;
+  for (const auto& [key, samples_here] : data) {
+    for (const auto& s : samples_here) ids_of[key].push_back(std::to_string(s.index));
+  }
+  EngineOptions engine;
+  engine.shard = shard;
+  engine.context_tokens = context;
+  double run_seconds = 0;
+  for (auto len : lengths) {
+    if (save_prompts) engine.prompts_dir = out / "prompts" / std::to_string(len);
+    for (const auto* t : tasks) {
+      const auto& ids = ids_of.at({len, t->name});
+      std::vector<EngineVariant> todo;
+      for (const auto& p : plan) {
+        const auto dir = p.dir / std::to_string(len);
+        if (prediction_file_complete(prediction_path(dir, t->name, Shard{}), ids)) continue;
+        todo.push_back({p.method->describe(), dir, p.method.get()});
+      }
+      if (todo.empty()) continue;
+      if (!model) model = load_model(rt.model, lo);
+      engine.stop_tokens = default_stop_tokens(model->config(), tok);
+      const RulerEngineTask task(*t, data.at({len, t->name}), tok, chat);
+      run_seconds += run_task(*model, task, todo, engine).wall_seconds;
+    }
+  }
+
+  // Merge finished shards; score each variant whose every file is complete.
+  bool all = true;
+  for (const auto& p : plan) {
+    bool complete = true;
+    for (auto len : lengths) {
+      for (const auto* t : tasks) complete &= complete_or_merge(p.dir / std::to_string(len), t->name, ids_of.at({len, t->name}));
+    }
+    if (!complete) {
+      all = false;
+      continue;
+    }
+    const std::string label = grid ? p.dir.filename().string() : p.method->describe();
+    const auto scores = score_ruler_dir(p.dir, tasks, lengths);
+    write_ruler_scores(p.dir, label, scores);
+    std::cout << ruler_scores_markdown(label, scores) << "\n";
+  }
+  std::cerr << fmt::format("ruler: data {:.1f} s, runs {:.1f} s\n", data_seconds, run_seconds);
+  if (!all) std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
+  return 0;
+}
+
+}  // namespace ripplekv::cli

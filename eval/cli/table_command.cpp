@@ -1,0 +1,98 @@
+// `ripplekv table --runs DIR... --out DIR`: the results of `ripplekv longbench` and
+// `ripplekv fidelity` runs (sweep folders or single runs) as the tables papers print
+// (eval/experiments/paper_tables.h), in Markdown, CSV and LaTeX, with published reference
+// rows beside ours (--published), and summary.json for scripts/plot_results.py.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "eval/cli/command.h"
+#include "core/compress/method_presets.h"
+#include "eval/experiments/paper_tables.h"
+#include "eval/experiments/published_results.h"
+#include "eval/experiments/run_results.h"
+
+namespace ripplekv::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ripplekv::experiments;
+
+std::string preset_name(const std::string& selector, const std::string& allocator) {
+  for (const auto& p : method_presets()) {
+    if (selector == p.selector && allocator == p.allocator) return p.name;
+  }
+  return selector + ":" + allocator;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+  std::cerr << "wrote " << path.string() << "\n";
+}
+
+}  // namespace
+
+int run_table(const std::vector<std::string>& args) {
+  std::vector<std::string> runs;
+  std::string published, published_model, out;
+  po::options_description desc;
+  desc.add_options()("runs", po::value<std::vector<std::string>>(&runs)->multitoken()->required(),
+                     "folders of results: sweep folders, or `longbench` / `fidelity` --out folders (searched below)")(
+      "published", po::value<std::string>(&published)->default_value(""),
+      "published LongBench numbers to print beside ours (e.g. configs/published/longbench.json)")(
+      "published-model", po::value<std::string>(&published_model)->default_value(""),
+      "the model whose published numbers to use, when the file has several")(
+      "out", po::value<std::string>(&out)->required(),
+      "folder for longbench.{md,csv,tex}, fidelity.{md,csv,tex} and summary.json");
+  po::variables_map vm;
+  if (!parse_options("table", args, desc, vm)) return 0;
+
+  std::vector<fs::path> roots(runs.begin(), runs.end());
+  const auto gathered = gather_results(roots, preset_name);
+  for (const auto& line : gathered.incomplete) std::cerr << "warning: left out, not complete: " << line << "\n";
+  if (gathered.longbench.empty() && gathered.fidelity.empty()) {
+    throw std::runtime_error("ripplekv table: no complete results under the --runs folders");
+  }
+  std::vector<PublishedEntry> pub;
+  if (!published.empty()) {
+    if (gathered.longbench.empty()) {
+      throw UsageError("--published: published numbers are LongBench scores, and there are no LongBench runs here");
+    }
+    pub = select_published(read_published_file(published), published_model, published);
+  }
+  const auto lb = longbench_tables(gathered.longbench, pub);
+  const auto fid = fidelity_tables(gathered.fidelity);
+
+  const fs::path dir(out);
+  fs::create_directories(dir);
+  nlohmann::ordered_json config;
+  config["ripplekv_table"] = 1;
+  config["runs"] = runs;
+  config["published"] = published;
+  config["published_model"] = published_model;
+  config["out"] = out;
+  config["longbench_runs"] = gathered.longbench.size();
+  config["fidelity_runs"] = gathered.fidelity.size();
+  config["left_out"] = gathered.incomplete;
+  write_text(dir / "table_config.json", config.dump(2) + "\n");
+  if (!lb.empty()) {
+    write_text(dir / "longbench.md", table_markdown(lb));
+    write_text(dir / "longbench.csv", table_csv(lb));
+    write_text(dir / "longbench.tex", table_latex(lb));
+    std::cout << table_markdown(lb);
+  }
+  if (!fid.empty()) {
+    write_text(dir / "fidelity.md", table_markdown(fid));
+    write_text(dir / "fidelity.csv", table_csv(fid));
+    write_text(dir / "fidelity.tex", table_latex(fid));
+    std::cout << table_markdown(fid);
+  }
+  write_text(dir / "summary.json", results_summary(gathered).dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace ripplekv::cli

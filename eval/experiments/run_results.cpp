@@ -1,0 +1,355 @@
+#include "eval/experiments/run_results.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "eval/experiments/run_kinds.h"
+#include "eval/longbench_score.h"
+#include "eval/longbench_tasks.h"
+
+namespace ripplekv::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+  }
+}
+
+std::string model_name(const std::string& model_path) {
+  fs::path p(model_path);
+  if (!p.has_filename()) p = p.parent_path();
+  return p.extension() == ".bin" ? p.stem().string() : p.filename().string();
+}
+
+std::map<std::string, std::string> string_map(const nlohmann::json& j) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : j.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+
+std::optional<RunIdentity> sweep_identity(const fs::path& dir) {
+  const auto path = dir / "sweep_run.json";
+  if (!fs::exists(path)) return std::nullopt;
+  const auto j = read_json(path);
+  RunIdentity id;
+  try {
+    id.method = j.at("method").get<std::string>();
+    id.full = j.at("full").get<bool>();
+    id.budget = j.at("budget").get<int64_t>();
+    const auto& m = j.at("config").at("method");
+    id.selector = m.at("selector").get<std::string>();
+    id.allocator = m.at("allocator").get<std::string>();
+    id.options = string_map(m.at("options"));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not a sweep run record ({})", path.string(), e.what()));
+  }
+  return id;
+}
+
+std::size_t task_order(const std::string& task) {
+  const auto& tasks = eval::longbench_tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].name == task) return i;
+  }
+  return tasks.size();
+}
+
+LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& config, const MethodNamer& name_of) {
+  LongBenchResult r;
+  r.dir = dir;
+  const auto& run = config.at("run");
+  r.model = model_name(run.at("model").get<std::string>());
+  if (auto id = sweep_identity(dir)) {
+    r.id = *id;
+  } else {
+    const auto& m = run.at("method");
+    r.id.selector = m.at("selector").get<std::string>();
+    r.id.allocator = m.at("allocator").get<std::string>();
+    r.id.budget = m.at("budget").get<int64_t>();
+    r.id.options = string_map(m.at("options"));
+    r.id.full = r.id.selector == "full";
+    r.id.method = name_of(r.id.selector, r.id.allocator);
+  }
+  if (r.id.full) r.id.budget = 0;
+  for (const auto& t : run.at("tasks")) r.tasks.push_back(t.get<std::string>());
+  std::sort(r.tasks.begin(), r.tasks.end(),
+            [](const std::string& a, const std::string& b) { return task_order(a) < task_order(b); });
+  const auto result = read_json(dir / "result.json");
+  std::vector<eval::TaskResult> scores;
+  for (const auto& task : r.tasks) {
+    const auto& v = result.at(task);
+    if (!v.is_number()) {
+      throw std::invalid_argument(fmt::format("{}: {} is scored per length bucket (LongBench-E); tables take plain "
+                                              "LongBench runs",
+                                              (dir / "result.json").string(), task));
+    }
+    r.scores[task] = v.get<double>();
+    scores.push_back(eval::TaskResult{task, {}, v.get<double>(), std::nullopt});
+  }
+  r.avg = eval::average_score(scores);
+  r.kept = eval::summarize_kept_tokens(dir);
+  return r;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool is_full_method_text(const std::string& m) {
+  return m == "full" || m.rfind("full@", 0) == 0 || m.rfind("full:", 0) == 0;
+}
+
+std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
+  std::string model, settings;
+  if (fs::exists(dir / "config.json")) {
+    const auto config = read_json(dir / "config.json");
+    if (config.contains("options")) {
+      const auto& o = config["options"];
+      auto get = [&](const char* key) { return o.contains(key) ? (o[key].is_string() ? o[key].get<std::string>() : o[key].dump()) : std::string("?"); };
+      model = model_name(get("model"));
+      settings = fmt::format("texts={} texts-format={} text-field={} prompt-tokens={} continuation={} max-texts={} "
+                             "skip-texts={}",
+                             get("texts"), get("texts-format"), get("text-field"), get("prompt-tokens"),
+                             get("continuation"), get("max-texts"), get("skip-texts"));
+    }
+  }
+  const auto sweep = sweep_identity(dir);
+  std::ifstream in(dir / "fidelity.csv", std::ios::binary);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<FidelityResult> out;
+  std::size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const auto f = split_csv_line(line);
+    if (f.size() != 10) {
+      throw std::runtime_error(fmt::format("{}:{}: {} fields, expected 10", (dir / "fidelity.csv").string(), number,
+                                           f.size()));
+    }
+    FidelityResult r;
+    r.dir = dir;
+    r.model = model;
+    r.settings = settings;
+    try {
+      r.id.budget = std::stoll(f[1]);
+      r.texts = std::stoll(f[2]);
+      r.positions = std::stoll(f[3]);
+      r.kl_mean = std::stod(f[4]);
+      r.kl_p90 = std::stod(f[5]);
+      r.kl_max = std::stod(f[6]);
+      r.top1 = std::stod(f[7]);
+      r.kv_fraction = std::stod(f[8]);
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("{}:{}: a field is not a number", (dir / "fidelity.csv").string(), number));
+    }
+    if (sweep) {
+      const auto budget = r.id.budget;
+      r.id = *sweep;
+      r.id.budget = sweep->full ? 0 : budget;
+    } else {
+      r.id.method = f[0];
+      r.id.full = is_full_method_text(f[0]);
+      if (r.id.full) r.id.budget = 0;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string first_line(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string value_for_label(const std::string& v) {
+  if (v.find('/') == std::string::npos) return v;
+  return fs::path(v).filename().string();
+}
+
+}  // namespace
+
+std::string method_display_name(const std::string& method) {
+  static const std::map<std::string, std::string> names = {
+      {"full", "FullKV"},       {"snapkv", "SnapKV"}, {"pyramidkv", "PyramidKV"},     {"streamingllm", "StreamingLLM"},
+      {"h2o", "H2O"},           {"cake", "CAKE"},     {"squeeze", "SqueezeAttention"}, {"ripple", "RippleKV"},
+      {"random", "Random"},     {"knorm", "K-norm"},
+  };
+  const auto it = names.find(method);
+  return it == names.end() ? method : it->second;
+}
+
+GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodNamer& name_of) {
+  GatheredResults out;
+  std::set<fs::path> seen;
+  for (const auto& root : roots) {
+    if (!fs::is_directory(root)) {
+      throw std::invalid_argument(fmt::format("--runs {}: not a folder of results", root.string()));
+    }
+    std::vector<fs::path> dirs = {root};
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      if (entry.is_directory()) dirs.push_back(entry.path());
+    }
+    std::size_t found = 0;
+    for (const auto& dir : dirs) {
+      const auto canonical = fs::weakly_canonical(dir);
+      const bool longbench = fs::exists(dir / "config.json") && !fs::exists(dir / "fidelity.csv") &&
+                             read_json(dir / "config.json").contains("ripplekv_longbench_config");
+      // fidelity.csv of `ripplekv fidelity`, not the table of that name `ripplekv table` writes.
+      const bool fidelity = fs::exists(dir / "fidelity.csv") && !fs::exists(dir / "table_config.json") &&
+                            first_line(dir / "fidelity.csv").rfind("method,budget,texts,", 0) == 0;
+      if (!longbench && !fidelity) continue;
+      ++found;
+      if (!seen.insert(canonical).second) continue;
+      if (longbench) {
+        const auto status = longbench_run_status(dir);
+        if (!status.complete) {
+          out.incomplete.push_back(fmt::format("{}: {}", dir.string(), status.why));
+          continue;
+        }
+        out.longbench.push_back(read_longbench_run(dir, read_json(dir / "config.json"), name_of));
+      } else {
+        const auto status = fidelity_run_status(dir);
+        // A plain `ripplekv fidelity --out` folder from before config.json was written counts too.
+        if (!status.complete && fs::exists(dir / "config.json")) {
+          out.incomplete.push_back(fmt::format("{}: {}", dir.string(), status.why));
+          continue;
+        }
+        for (auto& r : read_fidelity_run(dir)) out.fidelity.push_back(std::move(r));
+      }
+    }
+    if (found == 0) {
+      throw std::invalid_argument(fmt::format("--runs {}: no `ripplekv longbench` or `ripplekv fidelity` results in "
+                                              "it or below it",
+                                              root.string()));
+    }
+  }
+  auto by_dir = [](const auto& a, const auto& b) { return a.dir < b.dir; };
+  std::sort(out.longbench.begin(), out.longbench.end(), by_dir);
+  std::stable_sort(out.fidelity.begin(), out.fidelity.end(), by_dir);
+  return out;
+}
+
+std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& runs) {
+  // Per (model, method): the option keys whose values are not the same in all its runs.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> varying;
+  std::map<std::pair<std::string, std::string>, std::vector<const RunIdentity*>> groups;
+  for (const auto& [model, id] : runs) groups[{model, id.method}].push_back(&id);
+  for (const auto& [key, ids] : groups) {
+    std::set<std::string> keys;
+    for (const auto* id : ids) {
+      for (const auto& [k, v] : id->options) keys.insert(k);
+    }
+    for (const auto& k : keys) {
+      std::set<std::string> values;
+      for (const auto* id : ids) values.insert(id->options.count(k) ? id->options.at(k) : "(default)");
+      if (values.size() > 1) varying[key].insert(k);
+    }
+  }
+  std::vector<std::string> labels;
+  for (const auto& [model, run_id] : runs) {
+    const auto& id = run_id;  // a structured binding cannot be captured by a lambda in C++17 (clang)
+    std::string suffix;
+    auto add = [&](const std::string& k) {
+      const auto v = id.options.count(k) ? value_for_label(id.options.at(k)) : "default";
+      suffix += fmt::format("{}{}={}", suffix.empty() ? "" : ", ", k == "ratio" ? "r" : k, v);
+    };
+    const auto& keys = varying[{model, id.method}];
+    if (keys.count("ratio")) add("ratio");
+    for (const auto& k : keys) {
+      if (k != "ratio") add(k);
+    }
+    labels.push_back(method_display_name(id.method) + (suffix.empty() ? "" : " (" + suffix + ")"));
+  }
+  return labels;
+}
+
+nlohmann::ordered_json results_summary(const GatheredResults& results) {
+  auto identity = [](nlohmann::ordered_json& j, const RunIdentity& id, const std::string& label) {
+    j["method"] = id.method;
+    j["label"] = label;
+    j["selector"] = id.selector;
+    j["allocator"] = id.allocator;
+    j["full"] = id.full;
+    j["budget"] = id.budget;
+    j["ratio"] = nullptr;
+    if (id.options.count("ratio")) {
+      try {
+        j["ratio"] = std::stod(id.options.at("ratio"));
+      } catch (const std::exception&) {
+      }
+    }
+    j["options"] = id.options;
+  };
+  nlohmann::ordered_json out;
+  out["ripplekv_results_summary"] = 1;
+  std::vector<std::pair<std::string, RunIdentity>> lb_ids, fid_ids;
+  for (const auto& r : results.longbench) lb_ids.emplace_back(r.model, r.id);
+  for (const auto& r : results.fidelity) fid_ids.emplace_back(r.model, r.id);
+  const auto lb_labels = run_labels(lb_ids);
+  const auto fid_labels = run_labels(fid_ids);
+  out["longbench"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < results.longbench.size(); ++i) {
+    const auto& r = results.longbench[i];
+    nlohmann::ordered_json j;
+    j["dir"] = r.dir.string();
+    j["model"] = r.model;
+    identity(j, r.id, lb_labels[i]);
+    j["tasks"] = r.tasks;
+    j["scores"] = r.scores;
+    j["avg"] = r.avg ? nlohmann::ordered_json(*r.avg) : nlohmann::ordered_json(nullptr);
+    j["kept_per_layer"] = r.kept.mean_kept;
+    j["kept_samples"] = r.kept.samples;
+    j["mean_prompt_tokens"] = r.kept.mean_prompt_tokens;
+    out["longbench"].push_back(j);
+  }
+  out["fidelity"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < results.fidelity.size(); ++i) {
+    const auto& r = results.fidelity[i];
+    nlohmann::ordered_json j;
+    j["dir"] = r.dir.string();
+    j["model"] = r.model;
+    identity(j, r.id, fid_labels[i]);
+    j["kl_mean"] = r.kl_mean;
+    j["kl_p90"] = r.kl_p90;
+    j["kl_max"] = r.kl_max;
+    j["top1_agreement"] = r.top1;
+    j["kv_fraction"] = r.kv_fraction;
+    j["texts"] = r.texts;
+    j["positions"] = r.positions;
+    out["fidelity"].push_back(j);
+  }
+  out["incomplete"] = results.incomplete;
+  return out;
+}
+
+}  // namespace ripplekv::experiments

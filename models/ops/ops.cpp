@@ -1,0 +1,140 @@
+#include "models/ops/ops.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ripplekv::ops {
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  auto xf = x.to(at::kFloat);
+  auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return weight * normed.to(x.scalar_type());
+}
+
+std::pair<at::Tensor, at::Tensor> rope_cos_sin(const at::Tensor& inv_freq, const at::Tensor& positions) {
+  auto pos = positions.to(at::kFloat);
+  at::Tensor freqs;
+  if (pos.dim() == 1) {
+    freqs = at::outer(pos, inv_freq);  // [T, D/2]
+  } else {
+    freqs = pos.unsqueeze(-1) * inv_freq;  // [B, T, D/2]
+    freqs = freqs.unsqueeze(1);            // [B, 1, T, D/2]
+  }
+  auto emb = at::cat({freqs, freqs}, -1);
+  return {emb.cos(), emb.sin()};
+}
+
+static at::Tensor rotate_half(const at::Tensor& x) {
+  const int64_t half = x.size(-1) / 2;
+  auto x1 = x.narrow(-1, 0, half);
+  auto x2 = x.narrow(-1, half, half);
+  return at::cat({-x2, x1}, -1);
+}
+
+at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  // Same rounding as HF: cos/sin are made in float32 and cast to the activations' dtype.
+  auto c = cos.to(x.scalar_type());
+  auto s = sin.to(x.scalar_type());
+  return x * c + rotate_half(x) * s;
+}
+
+at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::Tensor& w_up,
+                      const at::Tensor& w_down) {
+  auto gate = at::silu(at::linear(x, w_gate));
+  return at::linear(gate * at::linear(x, w_up), w_down);
+}
+
+at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
+  auto gu = at::linear(x, w_gate_up);
+  const int64_t inter = w_gate_up.size(0) / 2;
+  return at::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
+}
+
+at::Tensor repeat_kv(const at::Tensor& x, int64_t n_rep) {
+  if (n_rep == 1) return x;
+  const auto b = x.size(0), h = x.size(1), t = x.size(2), d = x.size(3);
+  return x.unsqueeze(2).expand({b, h, n_rep, t, d}).reshape({b, h * n_rep, t, d});
+}
+
+namespace {
+
+int64_t group_size(const AttentionInputs& in) {
+  const auto hq = in.q.size(1), hkv = in.k.size(1);
+  if (hkv <= 0 || hq % hkv != 0) {
+    throw std::invalid_argument("attention: query heads must be a multiple of KV heads");
+  }
+  return hq / hkv;
+}
+
+// Visibility mask [B, Hq, Tq, Tk] from absolute positions (true = may attend).
+at::Tensor position_mask(const AttentionInputs& in, int64_t n_rep, int64_t first_query) {
+  auto qp = in.q_pos.narrow(0, first_query, in.q_pos.size(0) - first_query);
+  auto mask = in.k_pos.unsqueeze(2) <= qp.view({1, 1, -1, 1});  // [B, Hkv, Tq, Tk]
+  return n_rep == 1 ? mask : mask.repeat_interleave(n_rep, 1);
+}
+
+}  // namespace
+
+at::Tensor causal_attention(const AttentionInputs& in) {
+  const int64_t n_rep = group_size(in);
+  const int64_t b = in.q.size(0), hq = in.q.size(1), tq = in.q.size(2), d = in.q.size(3);
+  const int64_t hkv = in.k.size(1), tk = in.k.size(2);
+  if (tq == 1) {
+    // Decoding: the newest token sees every cached key. Fold the query heads of a GQA group
+    // into the query axis so the cache is read once per KV head and never repeated.
+    auto q = in.q.reshape({b, hkv, n_rep, d});
+    auto out = at::scaled_dot_product_attention(q, in.k, in.v);
+    return out.reshape({b, hq, 1, d});
+  }
+  auto k = repeat_kv(in.k, n_rep);
+  auto v = repeat_kv(in.v, n_rep);
+  if (in.keys_are_prefix && tq == tk) {
+    return at::scaled_dot_product_attention(in.q, k, v, /*attn_mask=*/{}, 0.0, /*is_causal=*/true);
+  }
+  // Queries after a compressed or partly filled cache: explicit mask, in query chunks so
+  // the mask stays small.
+  const int64_t chunk = 1024;
+  std::vector<at::Tensor> outs;
+  for (int64_t s = 0; s < tq; s += chunk) {
+    const int64_t n = std::min(chunk, tq - s);
+    AttentionInputs part = in;
+    part.q = in.q.narrow(2, s, n);
+    part.q_pos = in.q_pos.narrow(0, s, n);
+    auto mask = position_mask(part, n_rep, 0);
+    outs.push_back(at::scaled_dot_product_attention(part.q, k, v, mask));
+  }
+  return outs.size() == 1 ? outs[0] : at::cat(outs, 2);
+}
+
+at::Tensor window_attention_probs(const AttentionInputs& in, int64_t window) {
+  const int64_t n_rep = group_size(in);
+  const int64_t tq = in.q.size(2);
+  if (window <= 0 || window > tq) {
+    throw std::invalid_argument("window_attention_probs: window must be in [1, number of queries]");
+  }
+  auto q = in.q.narrow(2, tq - window, window).to(at::kFloat);
+  auto k = repeat_kv(in.k, n_rep).to(at::kFloat);
+  auto scores = at::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(in.q.size(3)));
+  auto mask = position_mask(in, n_rep, tq - window);
+  scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  return at::softmax(scores, -1);
+}
+
+at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int64_t chunk) {
+  const int64_t tq = in.q.size(2);
+  if (window <= 0 || window > tq) {
+    throw std::invalid_argument("attention_column_sums: window must be in [1, number of queries]");
+  }
+  at::Tensor total;
+  for (int64_t s = tq - window; s < tq; s += chunk) {
+    const int64_t n = std::min(chunk, tq - s);
+    AttentionInputs part = in;
+    part.q = in.q.narrow(2, 0, s + n);  // queries up to the chunk's end; the last n are used
+    part.q_pos = in.q_pos.narrow(0, 0, s + n);
+    auto sums = window_attention_probs(part, n).sum(2);
+    total = total.defined() ? total + sums : sums;
+  }
+  return total;
+}
+
+}  // namespace ripplekv::ops

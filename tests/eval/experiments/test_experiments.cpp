@@ -1,0 +1,485 @@
+// Sweep files, grids, run folders and paper tables (eval/experiments/), without a model: the
+// grid's expansion, names, dedup and shards; what makes a run folder complete; the three table
+// formats and their best-value marks; and the errors for bad input.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+#include "eval/experiments/ini_file.h"
+#include "eval/experiments/paper_tables.h"
+#include "eval/experiments/published_results.h"
+#include "eval/experiments/result_table.h"
+#include "eval/experiments/run_kinds.h"
+#include "eval/experiments/run_results.h"
+#include "eval/experiments/sweep_grid.h"
+
+namespace fs = std::filesystem;
+using namespace ripplekv::experiments;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The method names the tests use, as the program's preset table resolves them.
+ResolvedMethod resolve(const std::string& name) {
+  if (name == "full") return {"full", "uniform", {}};
+  if (name == "snapkv") return {"snapkv", "uniform", {}};
+  if (name == "pyramidkv") return {"snapkv", "pyramid", {}};
+  if (name == "ripple") return {"snapkv", "ripple", {}};
+  if (name == "snapkv@window=8") return {"snapkv", "uniform", {{"window", "8"}}};
+  const auto colon = name.find(':');
+  if (colon != std::string::npos) return {name.substr(0, colon), name.substr(colon + 1), {}};
+  throw std::invalid_argument("unknown method \"" + name + "\"");
+}
+
+const char* kDemo = R"([sweep]
+kinds = fidelity, longbench
+out = out/x
+
+[common]
+model = m.bin
+threads = 2
+method = snapkv | pyramidkv | ripple
+budget = 32 | 64
+
+[fidelity]
+texts = t.jsonl
+max-texts = 4       # a comment
+
+[longbench]
+data = d
+tasks = hotpotqa,samsum
+max-samples = 2
+
+[method.ripple]
+window = 8
+ratio = 1 | 2 | 4
+calibration = c.jsonl
+)";
+
+std::vector<SweepRun> expand(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return expand_sweep(parse_sweep_text(text, "sweep.ini", overrides), resolve);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+fs::path scratch(const std::string& name) { return ripplekv::test::scratch_dir("experiments", name); }
+void write(const fs::path& path, const std::string& text) { ripplekv::test::write_text(path, text); }
+std::string read(const fs::path& path) { return ripplekv::test::read_text(path); }
+
+// A finished `ripplekv longbench` folder: config.json, predictions, result.json.
+void fake_longbench_run(const fs::path& dir, const std::string& model, const std::string& selector,
+                        const std::string& allocator, int budget, const std::map<std::string, double>& scores,
+                        const std::map<std::string, std::string>& options = {}) {
+  nlohmann::json run;
+  run["model"] = model;
+  run["tasks"] = nlohmann::json::array();
+  nlohmann::json result = nlohmann::json::object();
+  for (const auto& [task, score] : scores) {
+    run["tasks"].push_back(task);
+    run["data"][task] = {{"file", task + ".jsonl"}, {"samples", 2}};
+    write(dir / (task + ".jsonl"), "{\"pred\": \"a\", \"_id\": \"1\"}\n{\"pred\": \"b\", \"_id\": \"2\"}\n");
+    result[task] = score;
+  }
+  run["method"] = {{"selector", selector}, {"allocator", allocator}, {"budget", budget}, {"options", options}};
+  write(dir / "config.json", nlohmann::json{{"ripplekv_longbench_config", 1}, {"run", run}}.dump());
+  write(dir / "result.json", result.dump());
+}
+
+std::string preset_name(const std::string& selector, const std::string& allocator) {
+  if (selector == "full") return "full";
+  if (selector == "snapkv" && allocator == "uniform") return "snapkv";
+  if (selector == "snapkv" && allocator == "pyramid") return "pyramidkv";
+  if (selector == "snapkv" && allocator == "ripple") return "ripple";
+  return selector + ":" + allocator;
+}
+
+}  // namespace
+
+TEST_CASE("ini files: sections, comments, repeated keys, errors with the line", "[experiments][sweep]") {
+  const auto f = parse_ini_text("top = 1\n# comment\n[a]\nk = v w # trailing\nk = 2\n\n[b.c]\nx=\n", "f.ini");
+  REQUIRE(f.entries.size() == 4);
+  CHECK(f.entries[0].section == "");
+  CHECK(f.entries[1].section == "a");
+  CHECK(f.entries[1].value == "v w");
+  CHECK(f.entries[1].line == 4);
+  CHECK(f.entries[3].section == "b.c");
+  CHECK(f.entries[3].value == "");
+  CHECK_THAT(error_of([] { parse_ini_text("[a]\nno equals sign\n", "f.ini"); }), Contains("f.ini:2"));
+  CHECK_THAT(error_of([] { parse_ini_text("[a\n", "f.ini"); }), Contains("f.ini:1"));
+}
+
+TEST_CASE("sweep grid: cartesian product in a fixed order, ratio only for ripple", "[experiments][sweep]") {
+  const auto runs = expand(kDemo);
+  // Per kind: snapkv x 2 budgets + pyramidkv x 2 + ripple x 2 budgets x 3 ratios = 10.
+  REQUIRE(runs.size() == 20);
+  std::vector<std::string> described;
+  for (const auto& r : runs) described.push_back(r.describe());
+  CHECK(described[0] == "fidelity method=snapkv budget=32");
+  CHECK(described[1] == "fidelity method=snapkv budget=64");
+  CHECK(described[2] == "fidelity method=pyramidkv budget=32");
+  CHECK(described[4] == "fidelity method=ripple budget=32 ratio=1");
+  CHECK(described[5] == "fidelity method=ripple budget=32 ratio=2");
+  CHECK(described[7] == "fidelity method=ripple budget=64 ratio=1");
+  CHECK(described[10] == "longbench method=snapkv budget=32");
+  for (std::size_t i = 0; i < runs.size(); ++i) CHECK(runs[i].index == i);
+
+  // Names: readable part + hash, all distinct, stable across expansions.
+  std::set<std::string> folders;
+  for (const auto& r : runs) folders.insert(r.folder());
+  CHECK(folders.size() == runs.size());
+  CHECK(runs[5].name.rfind("ripple-b32-ratio2-", 0) == 0);
+  CHECK(runs[5].name.size() == std::string("ripple-b32-ratio2-").size() + 8);
+  CHECK(runs[0].name.rfind("snapkv-b32-", 0) == 0);
+  CHECK(expand(kDemo)[5].name == runs[5].name);
+  // threads changes no result: not part of a run's identity.
+  CHECK(expand(kDemo, {"threads=1"})[5].name == runs[5].name);
+  CHECK(expand(kDemo, {"longbench.max-samples=3"})[15].name != runs[15].name);
+
+  // Options reach only the kinds that have them; policy options only their method.
+  CHECK(runs[0].options.count("texts") == 1);
+  CHECK(runs[0].options.count("tasks") == 0);
+  CHECK(runs[10].options.count("tasks") == 1);
+  CHECK(runs[10].options.count("threads") == 1);
+  CHECK(runs[0].resolved.options.empty());
+  CHECK(runs[5].resolved.options.at("ratio") == "2");
+  CHECK(runs[5].resolved.options.at("window") == "8");
+  CHECK(runs[5].config["method"]["allocator"] == "ripple");
+
+  // Arguments for the commands.
+  const auto lb = run_arguments(runs[15], runs[15].resolved, "out/x/longbench/r");
+  CHECK(std::find(lb.begin(), lb.end(), "--selector=snapkv") != lb.end());
+  CHECK(std::find(lb.begin(), lb.end(), "--allocator=ripple") != lb.end());
+  CHECK(std::find(lb.begin(), lb.end(), "--method-opt=ratio=2") != lb.end());
+  CHECK(std::find(lb.begin(), lb.end(), "--tasks=hotpotqa,samsum") != lb.end());
+  CHECK(lb.back() == "--out=out/x/longbench/r");
+  const auto fid = run_arguments(runs[5], runs[5].resolved, "d");
+  CHECK(std::find(fid.begin(), fid.end(), "--methods=snapkv:ripple@calibration=c.jsonl,ratio=2,window=8") != fid.end());
+  CHECK(std::find(fid.begin(), fid.end(), "--budgets=32") != fid.end());
+}
+
+TEST_CASE("sweep grid: a full-cache method runs once, not once per budget", "[experiments][sweep]") {
+  const auto runs = expand("[sweep]\nkinds = longbench\n[common]\nmethod = full | snapkv\nbudget = 64 | 128\n");
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].full);
+  CHECK(runs[0].budget == 0);
+  CHECK(runs[0].name.rfind("full-", 0) == 0);
+  CHECK(runs[1].budget == 64);
+  // Only full methods: no budget needed.
+  CHECK(expand("[sweep]\nkinds = longbench\n[common]\nmethod = full\n").size() == 1);
+}
+
+TEST_CASE("sweep grid: two grid points with the same configuration are an error naming both", "[experiments][sweep]") {
+  // snapkv is snapkv:uniform.
+  auto e = error_of([] { expand("[sweep]\nkinds = fidelity\n[common]\nmethod = snapkv | snapkv:uniform\nbudget = 64\n"); });
+  CHECK_THAT(e, Contains("same fidelity configuration"));
+  CHECK_THAT(e, Contains("method=snapkv budget=64"));
+  CHECK_THAT(e, Contains("method=snapkv:uniform budget=64"));
+  // Equal numbers written differently are the same configuration.
+  e = error_of([] { expand("[sweep]\nkinds = fidelity\n[common]\nmethod = ripple\nbudget = 64 | 064\n"); });
+  CHECK_THAT(e, Contains("budget=64"));
+  CHECK_THAT(e, Contains("budget=064"));
+  e = error_of([] { expand("[sweep]\nkinds = fidelity\n[common]\nmethod = ripple\nbudget = 64\n[method.ripple]\nratio = 2 | 2.0\n"); });
+  CHECK_THAT(e, Contains("same fidelity configuration"));
+}
+
+TEST_CASE("sweep grid: shards split the grid into disjoint parts covering it", "[experiments][sweep]") {
+  const auto runs = expand(kDemo);
+  std::multiset<std::string> seen;
+  for (int i = 0; i < 3; ++i) {
+    const auto part = shard_runs(runs, ripplekv::eval::Shard{i, 3});
+    for (const auto& r : part) {
+      CHECK(r.index % 3 == static_cast<std::size_t>(i));
+      seen.insert(r.folder());
+    }
+  }
+  CHECK(seen.size() == runs.size());
+  CHECK(std::set<std::string>(seen.begin(), seen.end()).size() == runs.size());
+  CHECK(shard_runs(runs, ripplekv::eval::Shard{}).size() == runs.size());
+}
+
+TEST_CASE("sweep files: --set overrides the file, with the same checks", "[experiments][sweep]") {
+  auto runs = expand(kDemo, {"model=other.bin", "method.ripple.ratio=8", "longbench.max-samples=5"});
+  REQUIRE(runs.size() == 12);  // ripple: one ratio now
+  CHECK(runs[0].options.at("model") == "other.bin");
+  CHECK(runs[4].resolved.options.at("ratio") == "8");
+  CHECK(runs[8].options.at("max-samples") == "5");
+  CHECK_THAT(error_of([] { expand(kDemo, {"longbench.max-samples=five"}); }), Contains("--set"));
+  CHECK_THAT(error_of([] { expand(kDemo, {"model"}); }), Contains("[section.]key=value"));
+}
+
+TEST_CASE("sweep files: bad input is an error naming file, line and key", "[experiments][sweep]") {
+  const std::string head = "[sweep]\nkinds = longbench\n[common]\n";
+  // Empty grid.
+  CHECK_THAT(error_of([&] { expand(head + "model = m\n"); }), Contains("the grid is empty"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv |\nbudget = 4\n"); }), Contains("sweep.ini:4"));
+  CHECK_THAT(error_of([] { expand("[common]\nmethod = snapkv\n"); }), Contains("no kinds of run"));
+  // Values of the wrong type.
+  auto e = error_of([&] { expand(head + "method = snapkv\nbudget = 64 | lots\n"); });
+  CHECK_THAT(e, Contains("sweep.ini:5"));
+  CHECK_THAT(e, Contains("\"lots\" is not an integer"));
+  e = error_of([&] { expand(head + "method = snapkv\nbudget = 64\n[longbench]\nmax-samples = two\n"); });
+  CHECK_THAT(e, Contains("sweep.ini:7: max-samples"));
+  e = error_of([&] { expand(head + "method = ripple\nbudget = 64\n[method.ripple]\nratio = fast\n"); });
+  CHECK_THAT(e, Contains("is not a number"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 0\n"); }), Contains("positive"));
+  // Unknown and misplaced keys.
+  e = error_of([&] { expand(head + "method = snapkv\nbudget = 64\n[longbench]\nmax-sample = 2\n"); });
+  CHECK_THAT(e, Contains("sweep.ini:7"));
+  CHECK_THAT(e, Contains("max-sample"));
+  CHECK_THAT(e, Contains("max-samples"));  // the valid options are listed
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 64\nout = x\n"); }),
+             Contains("not set in a sweep file"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 64\n[longbench]\nratio = 2\n"); }),
+             Contains("[method.NAME]"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 64\n[fidelity]\ntexts = t\n"); }),
+             Contains("kinds does not list fidelity"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 64\n[method.ripple]\nratio = 2\n"); }),
+             Contains("does not list ripple"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 64\nbudget = 32\n"); }),
+             Contains("given twice"));
+  CHECK_THAT(error_of([&] { expand(head + "method = nosuch\nbudget = 64\n"); }), Contains("unknown method"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\n"); }), Contains("no budget"));
+  CHECK_THAT(error_of([&] { expand("[sweep]\nkinds = longbench, magic\n"); }), Contains("unknown kind"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 4\n[other]\nx = 1\n"); }),
+             Contains("unknown section [other]"));
+  CHECK_THAT(error_of([&] { expand(head + "method = snapkv\nbudget = 4\ninclude = /nonexistent.ini\n"); }),
+             Contains("sweep.ini:6: include"));
+}
+
+TEST_CASE("sweep files: include reads an INI fragment into the section", "[experiments][sweep]") {
+  const auto dir = scratch("include");
+  write(dir / "model.ini", "preset = llama3-8b-instruct\nchat-template = llama3\ndtype = bfloat16\n");
+  const auto runs = expand("[sweep]\nkinds = longbench, fidelity\n[common]\ninclude = " + (dir / "model.ini").string() +
+                           "\nmethod = snapkv\nbudget = 64\n");
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].options.at("chat-template") == "llama3");
+  CHECK(runs[0].options.at("dtype") == "bfloat16");
+  CHECK(runs[1].options.count("chat-template") == 0);  // fidelity has no such option
+  CHECK(runs[1].options.at("dtype") == "bfloat16");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("shipped configs: model and method presets hold longbench options only", "[experiments][configs]") {
+  const fs::path root = fs::path(RIPPLEKV_SOURCE_DIR) / "configs";
+  const auto& longbench = find_run_kind("longbench");
+  std::size_t files = 0;
+  for (const char* sub : {"models", "methods"}) {
+    for (const auto& entry : fs::directory_iterator(root / sub)) {
+      if (entry.path().extension() != ".ini") continue;
+      ++files;
+      for (const auto& e : read_ini_file(entry.path().string()).entries) {
+        INFO(e.where() << ": " << e.key);
+        CHECK(e.section.empty());
+        CHECK((find_kind_option(longbench, e.key) || is_sweep_owned(longbench, e.key)));
+      }
+    }
+  }
+  CHECK(files == 15);  // 7 model presets (incl. the two real models) + 8 method presets
+  for (const auto& e : read_ini_file((root / "demo.ini").string()).entries) {
+    INFO(e.where() << ": " << e.key);
+    CHECK((find_kind_option(longbench, e.key) || is_sweep_owned(longbench, e.key)));
+  }
+}
+
+TEST_CASE("run folders: complete only with every sample and every score", "[experiments][sweep]") {
+  const auto dir = scratch("status");
+  const auto lb = dir / "lb";
+  CHECK_FALSE(longbench_run_status(lb).complete);
+  fake_longbench_run(lb, "/m/model", "snapkv", "uniform", 64, {{"hotpotqa", 10.0}, {"trec", 20.0}});
+  CHECK(longbench_run_status(lb).complete);
+  // A run killed mid-way: one prediction missing.
+  write(lb / "trec.jsonl", "{\"pred\": \"a\", \"_id\": \"1\"}\n");
+  auto s = longbench_run_status(lb);
+  CHECK_FALSE(s.complete);
+  CHECK(s.why == "trec.jsonl: 1 of 2 samples");
+  fake_longbench_run(lb, "/m/model", "snapkv", "uniform", 64, {{"hotpotqa", 10.0}, {"trec", 20.0}});
+  fs::remove(lb / "result.json");
+  CHECK_THAT(longbench_run_status(lb).why, Contains("result.json"));
+
+  const auto fid = dir / "fid";
+  write(fid / "config.json", "{}");
+  CHECK_FALSE(fidelity_run_status(fid).complete);
+  const std::string header = "method,budget,texts,positions,kl_mean,kl_p90,kl_max,top1_agreement,kv_fraction,compressed_texts\n";
+  write(fid / "fidelity.csv", header + "\"snapkv@window=8,kernel=5\",64,4,128,0.1,0.2,0.3,0.900000,0.400000,4\n");
+  CHECK(fidelity_run_status(fid).complete);
+  write(fid / "fidelity.csv", header + "\"snapkv\",64,4,128,0.1,0.2");
+  CHECK_FALSE(fidelity_run_status(fid).complete);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tables: LongBench layout, best per budget in bold, three formats", "[experiments][table]") {
+  const auto dir = scratch("table");
+  const std::map<std::string, double> full = {{"qasper", 30}, {"hotpotqa", 40}, {"trec", 70}};
+  fake_longbench_run(dir / "full", "/m/Mistral-7B", "full", "uniform", 0, full);
+  fake_longbench_run(dir / "snap64", "/m/Mistral-7B", "snapkv", "uniform", 64, {{"qasper", 20}, {"hotpotqa", 35.5}, {"trec", 60}});
+  fake_longbench_run(dir / "pyr64", "/m/Mistral-7B", "snapkv", "pyramid", 64, {{"qasper", 22}, {"hotpotqa", 35.5}, {"trec", 55}});
+  fake_longbench_run(dir / "rip64r2", "/m/Mistral-7B", "snapkv", "ripple", 64, {{"qasper", 21}, {"hotpotqa", 30}, {"trec", 61}},
+                     {{"ratio", "2"}});
+  fake_longbench_run(dir / "rip64r4", "/m/Mistral-7B", "snapkv", "ripple", 64, {{"qasper", 19}, {"hotpotqa", 30}, {"trec", 50}},
+                     {{"ratio", "4"}});
+  fake_longbench_run(dir / "snap128", "/m/Mistral-7B", "snapkv", "uniform", 128, {{"qasper", 25}, {"hotpotqa", 38}, {"trec", 66}});
+  // `ripplekv table` output under the same root is not a run.
+  write(dir / "tables" / "table_config.json", "{}");
+  write(dir / "tables" / "fidelity.csv", "table,Method,Budget,row_kind,source,kl_mean\n");
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.longbench.size() == 6);
+  CHECK(gathered.fidelity.empty());
+  PublishedEntry pub{"Mistral-7B", "SnapKV (paper)", 64, "Paper, Table 1", {{"qasper", 99}, {"hotpotqa", 1}, {"trec", 2}}};
+  const auto tables = longbench_tables(gathered.longbench, {pub});
+  REQUIRE(tables.size() == 1);
+  const auto& t = tables[0];
+  REQUIRE(t.blocks.size() == 3);
+  CHECK(t.blocks[0].title == "Full cache");
+  CHECK(t.blocks[1].title == "KV budget 64 tokens per layer");
+  CHECK(t.blocks[1].rows.size() == 5);
+  CHECK(t.blocks[1].rows[0].kind == RowKind::kPublished);
+  CHECK(t.blocks[1].rows[1].labels[0] == "SnapKV");
+  CHECK(t.blocks[1].rows[2].labels[0] == "PyramidKV");
+  CHECK(t.blocks[1].rows[3].labels[0] == "RippleKV (r=2)");
+  REQUIRE(t.columns.size() == 4);
+  CHECK(t.columns[0].key == "qasper");  // LongBench order, not the runs' order
+  CHECK(t.columns[0].group == "Single-Doc QA");
+  CHECK(t.columns[3].key == "avg");
+
+  const auto marks = best_marks(t);
+  // Budget 64, qasper: PyramidKV 22 is best; the published 99 does not compete.
+  CHECK(marks[1][2][0]);
+  CHECK_FALSE(marks[1][0][0]);
+  // hotpotqa: SnapKV and PyramidKV tie at 35.5: both bold.
+  CHECK(marks[1][1][1]);
+  CHECK(marks[1][2][1]);
+  // All runs equal in a column (trec at budget 128 has one run; avg ties need >= 2 runs): see
+  // below. A block with one run, and the full-cache block: nothing bold.
+  CHECK_FALSE(marks[2][0][0]);
+  CHECK_FALSE(marks[0][0][0]);
+
+  const auto md = table_markdown(tables);
+  CHECK_THAT(md, Contains("| Single-Doc QA | Multi-Doc QA | Few-shot Learning |"));
+  CHECK_THAT(md, Contains("| **Method** | **Budget** | **Qasper** | **HotpotQA** | **TREC** | **Avg** |"));
+  CHECK_THAT(md, Contains("| PyramidKV | 64 | **22.00** | **35.50** | 55.00 | 37.50 |"));
+  CHECK_THAT(md, Contains("| SnapKV (paper)\u2020 | 64 | 99.00 |"));
+  CHECK_THAT(md, Contains("Paper, Table 1"));
+  CHECK_THAT(md, Contains("| FullKV | full | 30.00 | 40.00 | 70.00 | 46.67 |"));
+  const auto csv = table_csv(tables);
+  CHECK_THAT(csv, Contains("table,Method,Budget,row_kind,source,qasper,hotpotqa,trec,avg\n"));
+  CHECK_THAT(csv, Contains(",PyramidKV,64,run,"));
+  CHECK_THAT(csv, Contains(",22,35.5,55,37.5\n"));
+  CHECK_THAT(csv, Contains(",SnapKV (paper),64,published,\"Mistral-7B, Paper, Table 1\",99,1,2,34\n"));
+  const auto tex = table_latex(tables);
+  CHECK_THAT(tex, Contains("\\begin{tabular}{llrrrr}"));
+  CHECK_THAT(tex, Contains("\\toprule"));
+  CHECK_THAT(tex, Contains("& & \\multicolumn{1}{c}{Single-Doc QA} & \\multicolumn{1}{c}{Multi-Doc QA} & "
+                           "\\multicolumn{1}{c}{Few-shot Learning} & \\\\"));
+  CHECK_THAT(tex, Contains("\\cmidrule(lr){3-3}"));
+  CHECK_THAT(tex, Contains("PyramidKV & 64 & \\textbf{22.00} & \\textbf{35.50} & 55.00 & 37.50 \\\\"));
+  CHECK_THAT(tex, Contains("SnapKV (paper)$^\\dagger$"));
+  CHECK_THAT(tex, Contains("\\bottomrule"));
+  CHECK_THAT(tex, Contains("\\multicolumn{6}{l}{\\textit{KV budget 64 tokens per layer}}"));
+
+  // Results of another task set: an error naming both folders.
+  fake_longbench_run(dir / "other", "/m/Mistral-7B", "snapkv", "uniform", 256, {{"qasper", 1}, {"lcc", 2}});
+  const auto mixed = gather_results({dir}, preset_name);
+  auto e = error_of([&] { longbench_tables(mixed.longbench, {}); });
+  CHECK_THAT(e, Contains("different task sets"));
+  CHECK_THAT(e, Contains("other"));
+  fs::remove_all(dir / "other");
+  // Published numbers of other tasks.
+  PublishedEntry wide = pub;
+  wide.scores["lcc"] = 5;
+  CHECK_THAT(error_of([&] { longbench_tables(gathered.longbench, {wide}); }), Contains("covers other tasks"));
+  // The same run twice (a copy): the same row.
+  fs::copy(dir / "snap128", dir / "copy", fs::copy_options::recursive);
+  CHECK_THAT(error_of([&] { longbench_tables(gather_results({dir}, preset_name).longbench, {}); }),
+             Contains("same row"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tables: a column where all runs are equal has no best", "[experiments][table]") {
+  ResultTable t;
+  t.label_headers = {"Method"};
+  t.columns = {{"a", "A", "", Better::kHigher}, {"b", "B", "", Better::kHigher}};
+  t.blocks = {{"", {{{"x"}, {0.0, 1.0}}, {{"y"}, {0.0, 2.0}}, {{"z"}, {0.004, 2.0}}}}};
+  const auto marks = best_marks(t);
+  CHECK_FALSE(marks[0][0][0]);  // 0.00, 0.00, 0.00 as printed
+  CHECK_FALSE(marks[0][2][0]);
+  CHECK_FALSE(marks[0][0][1]);
+  CHECK(marks[0][1][1]);
+  CHECK(marks[0][2][1]);
+}
+
+TEST_CASE("tables: fidelity results, lowest KL and highest top-1 in bold", "[experiments][table]") {
+  std::vector<FidelityResult> runs;
+  auto add = [&](const std::string& method, int64_t budget, double kl, double top1, const std::string& settings) {
+    FidelityResult r;
+    r.dir = "/r/" + method + std::to_string(budget);
+    r.model = "stories260K";
+    r.settings = settings;
+    r.id.method = method;
+    r.id.budget = budget;
+    r.kl_mean = kl;
+    r.kl_p90 = kl * 2;
+    r.kl_max = kl * 3;
+    r.top1 = top1;
+    r.kv_fraction = budget / 400.0;
+    runs.push_back(r);
+  };
+  add("snapkv", 32, 0.5, 0.8, "texts=a");
+  add("pyramidkv", 32, 0.4, 0.7, "texts=a");
+  const auto tables = fidelity_tables(runs);
+  REQUIRE(tables.size() == 1);
+  const auto md = table_markdown(tables);
+  CHECK_THAT(md, Contains("| PyramidKV | 32 | **0.4000** | **0.8000** | **1.2000** | 0.7000 | 0.0800 |"));
+  CHECK_THAT(md, Contains("| SnapKV | 32 | 0.5000 | 1.0000 | 1.5000 | **0.8000** | 0.0800 |"));
+  add("h2o", 32, 0.1, 0.9, "texts=b");
+  CHECK_THAT(error_of([&] { fidelity_tables(runs); }), Contains("different texts"));
+}
+
+TEST_CASE("published numbers: the shipped file reads, bad files are clear errors", "[experiments][table]") {
+  const auto path = fs::path(RIPPLEKV_SOURCE_DIR) / "configs" / "published" / "longbench.json";
+  const auto entries = read_published_file(path);
+  REQUIRE(entries.size() >= 2);
+  for (const auto& e : entries) {
+    CHECK(e.scores.size() == 16);
+    CHECK_FALSE(e.source.empty());
+  }
+  CHECK_THAT(error_of([&] { select_published(entries, "", "f.json"); }), Contains("--published-model"));
+  CHECK(select_published(entries, "mistral-7b-instruct-v0.2", "f.json").size() == 1);
+  CHECK_THAT(error_of([&] { select_published(entries, "gpt-5", "f.json"); }), Contains("has no numbers"));
+  const auto dir = scratch("published");
+  write(dir / "bad.json", R"({"ripplekv_published_longbench": 1, "entries": [{"model": "m", "method": "x",
+      "budget": "full", "source": "s", "scores": {"hotpot": 1}}]})");
+  auto e = error_of([&] { read_published_file(dir / "bad.json"); });
+  CHECK_THAT(e, Contains("entries[0]"));
+  CHECK_THAT(e, Contains("hotpot"));
+  write(dir / "nosource.json", R"({"ripplekv_published_longbench": 1, "entries": [{"model": "m", "method": "x",
+      "budget": 64, "source": "", "scores": {"trec": 1}}]})");
+  CHECK_THAT(error_of([&] { read_published_file(dir / "nosource.json"); }), Contains("source"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run labels name only the options that differ", "[experiments][table]") {
+  RunIdentity a{"ripple", "snapkv", "ripple", false, 64, {{"ratio", "2"}, {"profile", "/x/p1.json"}}};
+  RunIdentity b{"ripple", "snapkv", "ripple", false, 64, {{"ratio", "4"}, {"profile", "/x/p1.json"}}};
+  RunIdentity c{"snapkv", "snapkv", "uniform", false, 64, {}};
+  const auto labels = run_labels({{"m", a}, {"m", b}, {"m", c}});
+  CHECK(labels == std::vector<std::string>{"RippleKV (r=2)", "RippleKV (r=4)", "SnapKV"});
+  RunIdentity d = b;
+  d.options["profile"] = "/y/p2.json";
+  CHECK(run_labels({{"m", a}, {"m", d}})[1] == "RippleKV (r=4, profile=p2.json)");
+}
