@@ -143,7 +143,8 @@ int run_ruler(const std::vector<std::string>& args) {
   const auto t_data = std::chrono::steady_clock::now();
   for (auto len : lengths) {
     for (const auto* t : tasks) {
-      const auto path = data_file(data_root, len, t->name, lengths.size() == 1);
+      // RULER's single-length layout (<data>/<task>/validation.jsonl) is read from --data only.
+      const auto path = data_file(data_root, len, t->name, lengths.size() == 1 && !data_s.empty());
       if (!data_s.empty() || fs::exists(path)) {
         if (!data_s.empty() && !fs::exists(path)) {
           throw UsageError(fmt::format("--data {}: no {} (RULER's prepare.py layout: <data>/<length>/<task>/validation.jsonl)",

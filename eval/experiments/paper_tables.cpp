@@ -157,8 +157,15 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
     }
   }
 
+  // `ripplekv ruler` / `needle` runs name their columns "<task>@<length>", grouped by length.
+  const bool synthetic = std::any_of(tasks.begin(), tasks.end(), [](const std::string& t) { return t.find('@') != std::string::npos; });
   std::vector<TableColumn> columns;
   for (const auto& t : tasks) {
+    const auto at = t.find('@');
+    if (at != std::string::npos) {
+      columns.push_back({t, t.substr(0, at), fmt::format("{} tokens", t.substr(at + 1)), Better::kHigher});
+      continue;
+    }
     const auto& task = eval::find_longbench_task(t);
     columns.push_back({t, task_abbreviation(t), std::string(eval::category_name(task.category)), Better::kHigher});
   }
@@ -190,14 +197,17 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
     }
     check_unique_rows(rows, dirs, model);
     ResultTable t;
-    t.title = fmt::format("LongBench: {} ({} task{})", model, tasks.size(), tasks.size() == 1 ? "" : "s");
+    t.title = fmt::format("{}: {} ({} task{})", synthetic ? "RULER / needle" : "LongBench", model, tasks.size(),
+                          tasks.size() == 1 ? "" : "s");
     t.label_headers = {"Method", "Budget"};
     t.columns = columns;
     t.decimals = 2;
     t.blocks = place_rows(std::move(rows));
-    t.notes.push_back(
-        "Scores as LongBench's eval.py computes them; Avg is the mean of the task scores shown. Budget: cached "
-        "prompt tokens per layer on average. Bold: the best of our runs per column within a budget.");
+    t.notes.push_back(std::string(synthetic ? "Scores as RULER's evaluate.py computes them (needle: ROUGE-1 recall x 100 "
+                                              "of the answer words)"
+                                            : "Scores as LongBench's eval.py computes them") +
+                      "; Avg is the mean of the task scores shown. Budget: cached prompt tokens per layer on average. "
+                      "Bold: the best of our runs per column within a budget.");
     tables.push_back(std::move(t));
   }
   return tables;

@@ -24,6 +24,7 @@ if(RIPPLEKV_WITH_TORCH)
   ripplekv_add_test(test_cli SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_longbench_cli.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_cli_errors.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cli/test_ruler_cli.cpp
   )
   target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>")
   add_dependencies(test_cli ripplekv)

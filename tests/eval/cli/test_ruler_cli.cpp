@@ -1,0 +1,118 @@
+// `ripplekv ruler` and `ripplekv needle` end to end on SmolLM2-135M-Instruct (bf16, short
+// lengths, few tokens): a methods x budgets grid, resume, shards, `ripplekv table`, bad input.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_paths.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+using Run = ripplekv::test::CommandResult;
+Run run_ripplekv(const std::string& args) { return ripplekv::test::run_command(std::string(RIPPLEKV_BINARY) + " " + args); }
+std::string read_text(const fs::path& p) { return ripplekv::test::read_text(p); }
+fs::path scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("ripplekv_ruler_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+std::string smollm2() {
+  return "--model " + ripplekv::test::real_model("smollm2-135m-instruct") + " --dtype bfloat16 --threads 2";
+}
+std::size_t lines(const fs::path& p) {
+  const auto t = read_text(p);
+  return static_cast<std::size_t>(std::count(t.begin(), t.end(), '\n'));
+}
+}  // namespace
+
+TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[ruler][cli]") {
+  const auto out = scratch("grid");
+  const std::string common = "ruler " + smollm2() + " --samples 2";
+  const std::string base = common + " --tasks vt,fwe --lengths 1024";
+  auto r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(lines(out / "data" / "1024" / "vt" / "validation.jsonl") == 2);
+  for (const char* v : {"full", "snapkv_b128"}) {
+    CHECK(lines(out / v / "1024" / "vt.jsonl") == 2);
+    CHECK(lines(out / v / "1024" / "fwe.jsonl") == 2);
+    const auto result = nlohmann::json::parse(read_text(out / v / "result.json"));
+    CHECK(result.contains("vt@1024"));
+    CHECK(result.contains("fwe@1024"));
+  }
+  CHECK(r.output.find("RULER, snapkv_b128") != std::string::npos);
+  // RULER's prediction format: what its evaluate.py reads.
+  const auto first = nlohmann::json::parse(read_text(out / "full" / "1024" / "vt.jsonl").substr(0, read_text(out / "full" / "1024" / "vt.jsonl").find('\n')));
+  for (const char* key : {"index", "input", "outputs", "pred", "others", "_id"}) CHECK(first.contains(key));
+
+  // Rerun: nothing redone, the same predictions.
+  const auto before = read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl");
+  r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --out " + out.string());
+  REQUIRE(r.status == 0);
+  CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
+  CHECK(r.output.find("tok/s") == std::string::npos);  // no progress line: nothing ran
+
+  // Two shards regenerate the same samples and, merged, equal the one-process run.
+  const auto sharded = scratch("shards");
+  for (const char* s : {"0/2", "1/2"}) {
+    r = run_ripplekv(base + " --selector snapkv --budget 128 --shard " + std::string(s) + " --out " + sharded.string());
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+  }
+  CHECK(read_text(sharded / "data" / "1024" / "fwe" / "validation.jsonl") == read_text(out / "data" / "1024" / "fwe" / "validation.jsonl"));
+  CHECK(read_text(sharded / "1024" / "fwe.jsonl") == before);
+  CHECK(read_text(sharded / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+
+  // `ripplekv table` reads the variant folders like LongBench runs.
+  r = run_ripplekv("table --runs " + out.string() + " --out " + (out / "table").string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(fs::exists(out / "table"));
+
+  // Bad input: clear errors, exit 2 for options.
+  r = run_ripplekv(common + " --tasks vt --lengths 100000 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("longer than the model's context of 8192 tokens") != std::string::npos);
+  r = run_ripplekv(common + " --tasks qa_1 --lengths 1024 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("SQuAD") != std::string::npos);
+  r = run_ripplekv(base + " --seed 7 --methods full,snapkv --budgets 128 --out " + out.string());
+  CHECK(r.status != 0);
+  CHECK(r.output.find("seed") != std::string::npos);  // the folder's config says seed 42
+  const auto bad = scratch("bad");
+  ripplekv::test::write_text(bad / "vt" / "validation.jsonl", "{\"index\": 0, \"input\": \"x\"}\n");
+  r = run_ripplekv(common + " --tasks vt --lengths 1024 --data " + bad.string() + " --out " + (bad / "out").string());
+  CHECK(r.status != 0);
+  CHECK(r.output.find("validation.jsonl:1") != std::string::npos);
+  CHECK(r.output.find("outputs") != std::string::npos);
+}
+
+TEST_CASE("needle: a grid of depths x lengths for two variants, resumable", "[needle][cli]") {
+  const auto out = scratch("needle");
+  const std::string cmd = "needle " + smollm2() + " --lengths 256,512 --depths 0,100 --max-new-tokens 16 --methods full,snapkv "
+                          "--budgets 64 --out " + out.string();
+  auto r = run_ripplekv(cmd);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* v : {"full", "snapkv_b64"}) {
+    const auto heat = nlohmann::json::parse(read_text(out / v / "needle.json"));
+    CHECK(heat.at("scores").size() == 2);     // depths
+    CHECK(heat.at("scores")[0].size() == 2);  // lengths
+    CHECK(lines(out / v / "needle.jsonl") == 4);
+    CHECK(nlohmann::json::parse(read_text(out / v / "result.json")).contains("needle@512"));
+  }
+  const auto before = read_text(out / "full" / "needle.jsonl");
+  r = run_ripplekv(cmd);
+  CHECK(r.status == 0);
+  CHECK(read_text(out / "full" / "needle.jsonl") == before);
+  r = run_ripplekv("needle " + smollm2() + " --depths 0,101 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--depths: \"101\"") != std::string::npos);
+}
