@@ -17,9 +17,6 @@
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
-#include "core/ripple/profile_runner.h"
-#include "core/compress/compression.h"
-#include "core/compress/method_presets.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
 #include "eval/kept_tokens_log.h"
@@ -28,8 +25,6 @@
 #include "eval/model_presets.h"
 #include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
-#include "eval/run_config.h"
-#include "eval/run_lock.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/generation/generate.h"

@@ -6,21 +6,15 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
-#include "core/ripple/profile_runner.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
 #include "eval/haystack.h"
-#include "eval/jsonl.h"
 #include "eval/needle/needle_task.h"
-#include "eval/run_config.h"
-#include "eval/run_lock.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/generation/generate.h"
@@ -137,47 +131,8 @@ int run_needle(const std::vector<std::string>& args) {
       std::cerr << fmt::format("{}: not complete yet (other shards running)\n", p.dir.string());
       continue;
     }
-    const auto path = prediction_path(p.dir, task.name(), Shard{});
-    std::map<std::string, double> score;
-    JsonlReadOptions o;
-    for_each_jsonl_record(path, o, [&](const nlohmann::json& r, std::size_t) {
-      score[r.at("_id").get<std::string>()] = needle_score(r.at("pred").get<std::string>());
-    });
     const std::string label = grid ? p.dir.filename().string() : p.method->describe();
-    nlohmann::ordered_json heat;
-    heat["label"] = label;
-    heat["metric"] = "rouge-1 recall x 100";
-    heat["lengths"] = lengths;
-    heat["depths"] = depths;
-    heat["scores"] = nlohmann::ordered_json::array();
-    for (auto d : depths) {
-      nlohmann::ordered_json row = nlohmann::ordered_json::array();
-      for (auto len : lengths) row.push_back(score.at(NeedleCell{len, static_cast<int>(d)}.id()));
-      heat["scores"].push_back(row);
-    }
-    nlohmann::ordered_json result;
-    std::string md = fmt::format("Needle in a haystack, {} (ROUGE-1 recall x 100)\n\n| depth % |", label);
-    for (auto len : lengths) md += fmt::format(" {} |", len);
-    md += "\n|---|";
-    for (std::size_t i = 0; i < lengths.size(); ++i) md += "---:|";
-    md += "\n";
-    for (std::size_t i = 0; i < depths.size(); ++i) {
-      md += fmt::format("| {} |", depths[i]);
-      for (std::size_t j = 0; j < lengths.size(); ++j) md += fmt::format(" {:.1f} |", heat["scores"][i][j].get<double>());
-      md += "\n";
-    }
-    md += "| **mean** |";
-    for (std::size_t j = 0; j < lengths.size(); ++j) {
-      double sum = 0;
-      for (std::size_t i = 0; i < depths.size(); ++i) sum += heat["scores"][i][j].get<double>();
-      result[fmt::format("needle@{}", lengths[j])] = sum / static_cast<double>(depths.size());
-      md += fmt::format(" **{:.1f}** |", sum / static_cast<double>(depths.size()));
-    }
-    md += "\n";
-    std::ofstream(p.dir / "needle.json") << heat.dump(1) << "\n";
-    std::ofstream(p.dir / "result.json") << result.dump(1) << "\n";
-    std::ofstream(p.dir / "results.md") << md;
-    std::cout << md << "\n";
+    std::cout << write_needle_results(p.dir, label, lengths, depths) << "\n";
   }
   std::cerr << "heatmaps: .venv/bin/python scripts/plot_needle.py <run folder>... --out <folder>\n";
   return 0;

@@ -4,9 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 
+#include "eval/jsonl.h"
 #include "eval/prompt_builder.h"
 
 namespace ripplekv::eval {
@@ -115,6 +117,60 @@ std::string NeedleEngineTask::record(std::size_t k, const std::string& predictio
   j["pred"] = prediction;
   j["score"] = needle_score(prediction);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string write_needle_results(const std::filesystem::path& dir, const std::string& label,
+                                 const std::vector<int64_t>& lengths, const std::vector<int64_t>& depths) {
+  std::map<std::string, double> score;
+  JsonlReadOptions o;
+  for_each_jsonl_record(dir / "needle.jsonl", o, [&](const nlohmann::json& r, std::size_t) {
+    score[r.at("_id").get<std::string>()] = needle_score(r.at("pred").get<std::string>());
+  });
+  std::vector<std::vector<double>> grid;  // [depth][length]
+  for (auto d : depths) {
+    grid.emplace_back();
+    for (auto len : lengths) {
+      const auto id = NeedleCell{len, static_cast<int>(d)}.id();
+      const auto it = score.find(id);
+      if (it == score.end()) throw std::runtime_error(fmt::format("{}: no prediction for {}", (dir / "needle.jsonl").string(), id));
+      grid.back().push_back(it->second);
+    }
+  }
+  nlohmann::ordered_json heat;
+  heat["label"] = label;
+  heat["metric"] = "rouge-1 recall x 100";
+  heat["lengths"] = lengths;
+  heat["depths"] = depths;
+  heat["scores"] = grid;
+  nlohmann::ordered_json result;
+  std::string md = fmt::format("Needle in a haystack, {} (ROUGE-1 recall x 100)\n\n| depth % |", label);
+  for (auto len : lengths) md += fmt::format(" {} |", len);
+  md += "\n|---|";
+  for (std::size_t i = 0; i < lengths.size(); ++i) md += "---:|";
+  md += "\n";
+  for (std::size_t i = 0; i < depths.size(); ++i) {
+    md += fmt::format("| {} |", depths[i]);
+    for (double v : grid[i]) md += fmt::format(" {:.1f} |", v);
+    md += "\n";
+  }
+  md += "| **mean** |";
+  for (std::size_t j = 0; j < lengths.size(); ++j) {
+    double sum = 0;
+    for (const auto& row : grid) sum += row[j];
+    const double mean = sum / static_cast<double>(depths.size());
+    result[fmt::format("needle@{}", lengths[j])] = mean;
+    md += fmt::format(" **{:.1f}** |", mean);
+  }
+  md += "\n";
+  const auto write = [](const std::filesystem::path& p, const std::string& text) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) throw std::runtime_error(fmt::format("{}: cannot write", p.string()));
+  };
+  write(dir / "needle.json", heat.dump(1) + "\n");
+  write(dir / "result.json", result.dump(1) + "\n");
+  write(dir / "results.md", md);
+  return md;
 }
 
 }  // namespace ripplekv::eval

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct NeedleCell {
   int depth = 0;       // percent
   std::string id() const { return "L" + std::to_string(length) + "_d" + std::to_string(depth); }
 };
+
+// Scores <dir>/needle.jsonl (every depth x length cell must be there) and writes needle.json
+// (the depth x length grid for scripts/plot_needle.py), result.json ({"needle@<length>": mean
+// over depths}, read by `ripplekv table`) and results.md; returns the Markdown table.
+std::string write_needle_results(const std::filesystem::path& dir, const std::string& label,
+                                 const std::vector<int64_t>& lengths, const std::vector<int64_t>& depths);
 
 class NeedleEngineTask final : public Task {
  public:
