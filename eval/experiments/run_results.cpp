@@ -85,7 +85,8 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
   }
   if (r.id.full) r.id.budget = 0;
   for (const auto& t : run.at("tasks")) r.tasks.push_back(t.get<std::string>());
-  std::sort(r.tasks.begin(), r.tasks.end(),
+  // Stable: tasks outside the LongBench table (RULER, needle) keep the run's own order.
+  std::stable_sort(r.tasks.begin(), r.tasks.end(),
             [](const std::string& a, const std::string& b) { return task_order(a) < task_order(b); });
   const auto result = read_json(dir / "result.json");
   std::vector<eval::TaskResult> scores;

@@ -75,6 +75,7 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(fs::exists(out / "table"));
+  CHECK(r.output.find("**vt** | **fwe**") != std::string::npos);  // the run's own task order
 
   // Bad input: clear errors, exit 2 for options.
   r = run_ripplekv(common + " --tasks vt --lengths 100000 --out " + out.string());
