@@ -25,10 +25,19 @@ void append_kept_tokens(const fs::path& out_dir, const std::string& task, const 
   j["prompt_tokens"] = prompt_tokens;
   j["compressed"] = compressed;
   j["kept"] = kept;
+  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // A line torn by a full disk or a kill has no newline: start a fresh line after it, so the
+  // torn one stays a line of its own that readers skip, instead of spoiling this one.
+  if (fs::is_regular_file(path) && fs::file_size(path) > 0) {
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(-1, std::ios::end);
+    char last = '\n';
+    if (in.get(last) && last != '\n') line.insert(line.begin(), '\n');
+  }
   std::ofstream out(path, std::ios::binary | std::ios::app);
-  out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  out << line;
   out.flush();
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write (disk full?)", path.string()));
 }
 
 KeptTokensSummary summarize_kept_tokens(const fs::path& out_dir) {

@@ -1,7 +1,9 @@
 // Per-layer kept prompt tokens of a compressed LongBench run, for plots of how each method
 // spreads its budget over the layers: `ripplekv longbench` appends one line per finished
-// sample to kept/<task>.jsonl (kept/<task>.shard-i-of-n.jsonl for a shard), after the
-// sample's prediction line:
+// sample to kept/<task>.jsonl (kept/<task>.shard-i-of-n.jsonl for a shard), before the
+// sample's prediction line, so that a finished sample (one with a prediction) always has its
+// line, even when the disk fills or the run is killed between the two writes (the sample is
+// then redone and its line written again; the last line of an id counts):
 //   {"_id": ..., "prompt_tokens": 380, "compressed": true, "kept": [96, 80, ...]}
 // Nothing reads these files to decide anything (a missing line only thins the statistics).
 // Torch-free.

@@ -85,7 +85,9 @@ fi
 JOBS=${RIPPLEKV_JOBS:-$(nproc)}
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   log "configuring $BUILD_DIR"
-  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${CMAKE_ARGS[@]}" >/dev/null
+  # RIPPLEKV_CMAKE_ARGS: extra configure options (scripts/test.sh --sanitize sets one).
+  # shellcheck disable=SC2086
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${CMAKE_ARGS[@]}" ${RIPPLEKV_CMAKE_ARGS:-} >/dev/null
 fi
 log "building ($JOBS jobs)"
 cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -198,6 +198,14 @@ class ComposedMethod final : public CompressionMethod {
 
 }  // namespace
 
+void CompressionMethod::check(const CompressionSpec& spec) {
+  PolicyOptions options(spec.options);
+  options.validate_only = true;
+  const auto selector = make_selector(spec.selector, options);
+  if (!selector->keeps_all()) (void)make_allocator(spec.allocator, options);
+  options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
+}
+
 std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model,
                                                             const ModelIdentity& identity) {
   MethodParts m;

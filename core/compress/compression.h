@@ -62,6 +62,9 @@ class CompressionMethod {
   // (notes()) are printed once to stderr here.
   static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model,
                                                    const ModelIdentity& identity = {});
+  // The same checks of names, keys and values without a model (no budget-versus-layers
+  // check; see PolicyOptions::validate_only). Throws std::invalid_argument as create() does.
+  static void check(const CompressionSpec& spec);
   // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
   virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const = 0;
   virtual const CompressionSpec& spec() const = 0;

@@ -24,6 +24,9 @@ class PolicyOptions {
   // What a run should say once in its log and saved config (e.g. a profile measured at
   // another dtype), added by the policies.
   std::vector<std::string> notes;
+  // Checking keys and values only, before any model is loaded (sweep --dry-run): a file the
+  // run itself will make (an on-the-fly ripple profile) does not exist yet and is not asked for.
+  bool validate_only = false;
 
   int64_t get_int(const std::string& key, int64_t fallback, const std::string& policy);
   double get_double(const std::string& key, double fallback, const std::string& policy);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -59,9 +61,11 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, co
   return p;
 }
 
-CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tok,
-                                       const std::string& model_path) {
-  if (spec.allocator != "ripple" || spec.options.count("profile")) return spec;
+namespace {
+
+// Takes the on-the-fly profiling keys off spec.options (so that the allocator does not see
+// them) and checks their values.
+ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_dir) {
   auto take = [&](const char* key, const std::string& fallback) {
     auto it = spec.options.find(key);
     if (it == spec.options.end()) return fallback;
@@ -95,7 +99,43 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
   const std::string default_cache =
       std::getenv("RIPPLEKV_CACHE") ? std::string(std::getenv("RIPPLEKV_CACHE")) + "/profiles"
                                     : std::string(home ? home : ".") + "/.cache/ripplekv/profiles";
-  const auto cache_dir = take("profile_cache", default_cache);
+  cache_dir = take("profile_cache", default_cache);
+  auto at_least = [](const char* key, double value, double least) {
+    if (!(value >= least)) {
+      throw std::invalid_argument(fmt::format("ripple: {}={} must be at least {}", key, value, least));
+    }
+  };
+  at_least("calibration_samples", static_cast<double>(r.samples), 1);
+  at_least("calibration_max_tokens", static_cast<double>(r.max_tokens), 2);
+  at_least("kl_positions", static_cast<double>(r.profiler.kl_positions), 1);
+  at_least("draws", static_cast<double>(r.profiler.draws), 1);
+  if (!(r.profiler.noise.eps > 0) || !std::isfinite(r.profiler.noise.eps)) {
+    throw std::invalid_argument(fmt::format("ripple: eps={} must be a positive number (the noise scale, e.g. 0.1)",
+                                            r.profiler.noise.eps));
+  }
+  return r;
+}
+
+}  // namespace
+
+void check_method_spec(CompressionSpec spec) {
+  if (spec.allocator == "ripple" && !spec.options.count("profile")) {
+    std::string cache_dir;
+    const auto r = take_profiling_options(spec, cache_dir);
+    if (!std::filesystem::is_regular_file(r.calibration_path)) {
+      throw std::invalid_argument(fmt::format("ripple: calibration={}: no such file (a JSON lines or text file of "
+                                              "calibration texts)",
+                                              r.calibration_path));
+    }
+  }
+  CompressionMethod::check(spec);
+}
+
+CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tok,
+                                       const std::string& model_path) {
+  if (spec.allocator != "ripple" || spec.options.count("profile")) return spec;
+  std::string cache_dir;
+  ProfileRequest r = take_profiling_options(spec, cache_dir);
   r.model_path = model_path;
   const auto cal = read_calibration(r.calibration_path);
   // Keyed on the checkpoint and the profiling dtype: a bf16 run profiles in bf16 and reuses

@@ -32,6 +32,11 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tokeniz
 // (or reuses a cached profile under cache_dir keyed by weights fingerprint, calibration hash
 // and settings) and sets profile=PATH. Recognised options, consumed here: calibration,
 // calibration_samples, calibration_max_tokens, eps, kl_positions, draws, profile_cache.
+// Checks a method's names, keys and values before any model is loaded (sweep --dry-run and
+// the start of a sweep): CompressionMethod::check, plus the profiling keys above when ripple
+// profiles on the fly. Throws std::invalid_argument naming the key.
+void check_method_spec(CompressionSpec spec);
+
 CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tokenizer,
                                        const std::string& model_path);
 

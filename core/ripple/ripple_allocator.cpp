@@ -22,11 +22,14 @@ class RippleAllocator final : public LayerBudgetAllocator {
     opts_.ratio = o.get_double("ratio", 4.0, "ripple");
     opts_.normalization = parse_normalization(o.get_string("normalize", "minmax", "ripple", {"minmax", "rank"}));
     const auto stat = o.get_string("score", "mean", "ripple", {"mean", "p50", "p90", "max"});
+    if (!(opts_.ratio >= 1.0)) {
+      throw std::invalid_argument(fmt::format("ripple: ratio={} must be >= 1 (1 = uniform budgets)", opts_.ratio));
+    }
+    if (path_.empty() && o.validate_only) return;  // profiled on the fly by the run itself
     if (path_.empty()) {
       throw std::invalid_argument("ripple: give a sensitivity profile with profile=PATH (from `ripplekv profile`), or "
                                   "calibration=FILE to profile on the fly");
     }
-    if (!(opts_.ratio >= 1.0)) throw std::invalid_argument(fmt::format("ripple: ratio={} must be >= 1", opts_.ratio));
     const auto profile = read_profile_json(path_);
     if (o.model_layers > 0) {
       for (auto& note : check_profile_matches(profile, path_, o.model_layers, o.model)) o.notes.push_back(std::move(note));

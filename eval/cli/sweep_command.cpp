@@ -18,6 +18,7 @@
 #include "eval/cli/command.h"
 #include "eval/run_lock.h"
 #include "core/compress/method_presets.h"
+#include "core/ripple/profile_runner.h"
 #include "eval/experiments/run_kinds.h"
 #include "eval/experiments/sweep_grid.h"
 
@@ -154,6 +155,16 @@ int run_sweep(const std::vector<std::string>& args) {
         root, shard.is_whole() ? ".ripplekv-sweep-lock" : fmt::format(".ripplekv-sweep-lock-shard-{}-of-{}", shard.index, shard.count),
         shard.is_whole() ? "this sweep folder" : fmt::format("shard {}/{} of this sweep folder", shard.index, shard.count));
     write_json_atomically(root / "sweep.json", grid);
+  }
+
+  // Every run's method keys and values, before anything runs (a typo in [method.X] or
+  // ratio = 0 is found by --dry-run, not hours into the grid).
+  for (const auto& r : mine) {
+    try {
+      check_method_spec(CompressionSpec{r.resolved.selector, r.resolved.allocator, r.budget, r.resolved.options});
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: sweep run {} ({}): {}", config, r.folder(), r.describe(), e.what()));
+    }
   }
 
   std::vector<const SweepRun*> pending;

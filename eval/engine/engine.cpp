@@ -129,8 +129,10 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
       const GenerateResult r = greedy_continue(model, logits, cache, go);
       stats.decode_seconds += r.decode_seconds;
       const std::string pred = task.prediction(r.tokens, r.stop_token);
-      files[i]->append_line(id, task.record(k, pred));
+      // Kept counts first: a sample with a prediction line is finished, so its other records
+      // must already be on disk (see eval/kept_tokens_log.h).
       append_kept_tokens(variants[i].out_dir, task.name(), options.shard, id, n, report.compressed, report.kept);
+      files[i]->append_line(id, task.record(k, pred));
       ++stats.decodes;
       // The first token comes from the prefill logits.
       sample_stats.generated_tokens += std::max<int64_t>(0, static_cast<int64_t>(r.tokens.size()) - 1);

@@ -1,7 +1,8 @@
 // A C interface over sentencepiece, built as its own shared library (libripplekv_spm.so) and
-// loaded with dlopen(RTLD_LOCAL | RTLD_DEEPBIND): Debian's libsentencepiece carries its own
-// protobuf, which clashes with the protobuf symbols LibTorch exports when both are linked
-// into one process. Kept torch-free and minimal.
+// loaded with dlmopen into a link-map namespace of its own: Debian's libsentencepiece carries
+// its own protobuf, which clashes with the protobuf symbols LibTorch exports when both are
+// linked into one process. Only C types and caller-owned buffers cross this interface, because
+// the namespace has its own heap. Kept torch-free, minimal and never built with sanitizers.
 #include <sentencepiece_processor.h>
 
 #include <cstring>

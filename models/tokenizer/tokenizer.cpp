@@ -51,7 +51,10 @@ const Tokenizer::Api& load_api() {
     void* lib = nullptr;
     std::string tried;
     for (const auto& c : candidates) {
-      lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      // A namespace of its own: the shim's sentencepiece and protobuf never bind to LibTorch's
+      // protobuf symbols. Unlike RTLD_DEEPBIND, this also works under AddressSanitizer. Only C
+      // types and caller-owned buffers cross the boundary, so the two heaps never mix.
+      lib = ::dlmopen(LM_ID_NEWLM, c.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (lib) break;
       tried += fmt::format("\n  {}: {}", c, ::dlerror());
     }

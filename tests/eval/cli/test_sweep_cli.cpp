@@ -142,6 +142,24 @@ TEST_CASE("sweep: the shipped sweep files expand (dry run)", "[sweep][cli]") {
   CHECK_THAT(r.output, Contains("resolve to the same fidelity configuration"));
   r = run_ripplekv("sweep --config configs/sweeps/demo.ini --shard 2/2 --dry-run");
   CHECK(r.status == 2);
+  // Method keys and values are checked by the dry run, as the real run checks them.
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set method.snapkv.windw=8 --out " +
+                   out.string());
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("unknown option(s) windw; valid options: gqa, kernel, pooling, window"));
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set 'method.ripple.ratio=0|2' --out " +
+                   out.string());
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("ratio=0 must be >= 1"));
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set method.ripple.calibration=/nonexistent "
+                   "--out " + out.string());
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("calibration=/nonexistent: no such file"));
+  r = run_ripplekv("sweep --config configs/sweeps/demo.ini --dry-run --set method.ripple.eps=-1 --out " +
+                   out.string());
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("eps=-1 must be a positive number"));
+  CHECK_FALSE(fs::exists(out / "sweep.json"));
   fs::remove_all(out);
 }
 

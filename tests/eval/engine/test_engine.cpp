@@ -207,3 +207,28 @@ TEST_CASE("engine: two variants in one folder are refused; samples already writt
   CHECK(test::read_text(prediction_path(dir / "prompts", task.name(), Shard{})).find("\"prompt_tokens\":40") !=
         std::string::npos);
 }
+
+TEST_CASE("engine: a full disk loses no kept-token line; the sample is redone with both records", "[engine]") {
+  const auto model = load_model(test::fixture("compression/model"), {});
+  const auto dir = test::scratch_dir("engine", "disk_full");
+  const RandomTokensTask task(static_cast<int>(model->config().vocab_size), 3, 40, 4);
+  const auto snap = CompressionMethod::create(parse_method("snapkv@window=4", 16), model->config());
+  EngineOptions o;
+  o.progress = false;
+  const auto kept = kept_tokens_path(dir / "snap", task.name(), Shard{});
+  fs::create_directories(kept.parent_path());
+  // /dev/full fails every write with ENOSPC, as a full disk does.
+  fs::create_symlink("/dev/full", kept);
+  CHECK_THROWS_WITH(run_task(*model, task, {{"snap", dir / "snap", snap.get()}}, o), Catch::Contains("disk full"));
+  // The sample whose kept line failed has no prediction either: it is not finished.
+  const auto pred = prediction_path(dir / "snap", task.name(), Shard{});
+  CHECK((!fs::exists(pred) || test::read_text(pred).empty()));
+  // Space again, and a line torn by the full disk left behind: the resumed run does every
+  // sample, and every finished sample has its kept line.
+  fs::remove(kept);
+  { std::ofstream(kept) << "{\"_id\": \"0\", \"prompt_tok"; }
+  CHECK(run_task(*model, task, {{"snap", dir / "snap", snap.get()}}, o).decodes == 3);
+  const auto summary = summarize_kept_tokens(dir / "snap");
+  CHECK(summary.samples == 3);
+  CHECK(summary.mean_prompt_tokens == Approx(40));
+}
