@@ -1,4 +1,5 @@
 #include "eval/chat_template.h"
+#include "models/io/json_error.h"
 
 #include <fstream>
 #include <sstream>
@@ -219,7 +220,7 @@ ChatTemplate auto_chat_template(const std::filesystem::path& model_path, std::st
     j = nlohmann::json::parse(ss.str());
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: not valid JSON ({}); fix the file or pass --chat-template NAME",
-                                            config.string(), e.what()));
+                                            config.string(), json_error_text(e)));
   }
   const auto it = j.find("chat_template");
   // transformers 5 writes the template to chat_template.jinja beside tokenizer_config.json.

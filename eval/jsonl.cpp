@@ -41,9 +41,7 @@ std::size_t for_each_jsonl_record(
         emit_warning(options, fmt::format("{}: {}; line skipped", where, e.what()));
         continue;
       }
-      throw std::runtime_error(fmt::format(
-          "{}: {} (fix or remove the line, or read with skip_malformed_lines to skip it)",
-          where, e.what()));
+      throw BadRecordError(fmt::format("{}: {} (fix or remove the line)", where, e.what()));
     }
   }
   return delivered;

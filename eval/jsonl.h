@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,15 @@ struct JsonlReadOptions {
   std::function<void(const std::string&)> on_warning;
 };
 
+// A record (line) that is not valid JSON or lacks what the reader needs, when such records are
+// not skipped. Commands that can skip them (`--on-bad-line skip`) add that hint.
+struct BadRecordError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Calls on_record(record, line_number) for every non-blank line (1-based numbers;
 // "\r\n" endings are fine). Exceptions from parsing or from on_record become
-// std::runtime_error("path:line: ...") unless skip_malformed_lines is set. A file
+// BadRecordError("path:line: ...") unless skip_malformed_lines is set. A file
 // that cannot be opened throws std::runtime_error naming the path.
 // Returns the number of records delivered.
 std::size_t for_each_jsonl_record(

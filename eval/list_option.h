@@ -1,5 +1,6 @@
-// Comma-separated option values ("a, b,c"): split on commas, spaces and tabs trimmed, empty
-// items dropped. Torch-free.
+// Comma-separated option values ("a, b,c"): split on commas, spaces and tabs trimmed. A blank
+// string is an empty list; an empty item in a list ("a,,b", "a,") is std::invalid_argument.
+// Torch-free.
 #pragma once
 
 #include <string>

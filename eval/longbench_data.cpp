@@ -1,4 +1,6 @@
 #include "eval/longbench_data.h"
+#include "models/io/input_file.h"
+#include "models/io/json_error.h"
 
 #include <algorithm>
 #include <fstream>
@@ -100,6 +102,7 @@ std::vector<Sample> load_minilongbench_json(const std::filesystem::path& path,
   }
   const LongBenchTask& task =
       find_longbench_task(task_name.empty() ? task_from_mini_filename(path) : task_name);
+  require_input_file(path.string(), "a MiniLongBench task file (a JSON object of records)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path.string()));
   std::stringstream buffer;
@@ -110,7 +113,7 @@ std::vector<Sample> load_minilongbench_json(const std::filesystem::path& path,
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}:{}: not valid JSON: {}", path.string(),
-                                         line_of_offset(text, e.byte), e.what()));
+                                         line_of_offset(text, e.byte), json_error_text(e)));
   }
   if (!doc.is_object()) {
     throw std::runtime_error(fmt::format(
@@ -130,7 +133,7 @@ std::vector<Sample> load_minilongbench_json(const std::filesystem::path& path,
     if (index < 0) {
       const std::string msg = fmt::format(
           "{}: record key \"{}\" is not a non-negative integer", path.string(), item.key());
-      if (!options.skip_malformed_lines) throw std::runtime_error(msg);
+      if (!options.skip_malformed_lines) throw BadRecordError(msg);
       emit_warning(options, msg + "; record skipped");
       continue;
     }
@@ -144,7 +147,7 @@ std::vector<Sample> load_minilongbench_json(const std::filesystem::path& path,
     } catch (const std::exception& e) {
       const std::string msg =
           fmt::format("{}: record \"{}\": {}", path.string(), key, e.what());
-      if (!options.skip_malformed_lines) throw std::runtime_error(msg);
+      if (!options.skip_malformed_lines) throw BadRecordError(msg);
       emit_warning(options, msg + "; record skipped");
     }
   }

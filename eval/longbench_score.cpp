@@ -133,7 +133,8 @@ std::vector<TaskResult> score_predictions_dir(const std::filesystem::path& dir,
           "{}: task '{}' needs {} (jieba), which ripplekv does not reproduce", path.string(),
           task.name, metric_name(task.metric));
       if (!options.skip_unsupported_tasks) {
-        throw std::runtime_error(msg + "; move the file away or set skip_unsupported_tasks");
+        throw std::runtime_error(msg + "; move the file away, or skip such files (`ripplekv longbench-score "
+                                       "--skip-unsupported`)");
       }
       emit_warning(options.read, msg + "; task skipped");
       continue;

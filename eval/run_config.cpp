@@ -1,4 +1,5 @@
 #include "eval/run_config.h"
+#include "models/io/input_file.h"
 
 #include <unistd.h>
 
@@ -51,6 +52,7 @@ std::string value_text(const nlohmann::json& j, const std::string& dotted) {
 }
 
 nlohmann::json read_config_file(const fs::path& path) {
+  require_input_file(path.string(), "a run's config.json");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path.string()));
   std::stringstream ss;

@@ -1,4 +1,5 @@
 #include "eval/run_state.h"
+#include "models/io/json_error.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -71,13 +72,13 @@ ParsedFile parse_prediction_text(const fs::path& path, const std::string& text) 
       j = nlohmann::json::parse(line);
     } catch (const std::exception& e) {
       if (last) {
-        out.dropped = fmt::format("{}:{}: the last line is not valid JSON ({})", path.string(), line_no, e.what());
+        out.dropped = fmt::format("{}:{}: the last line is not valid JSON ({})", path.string(), line_no, json_error_text(e));
         break;
       }
       throw std::runtime_error(fmt::format(
           "{}:{}: not valid JSON ({}); the predictions file is damaged: delete that line (its sample will be "
           "redone) and run again",
-          path.string(), line_no, e.what()));
+          path.string(), line_no, json_error_text(e)));
     }
     const auto id = j.is_object() ? j.find("_id") : j.end();
     if (!j.is_object() || id == j.end() || !id->is_string() || !j.contains("pred")) {

@@ -10,15 +10,25 @@
 
 namespace ripplekv {
 
-std::vector<int64_t> apportion_largest_remainder(const std::vector<double>& weights, int64_t total) {
-  const size_t n = weights.size();
+std::vector<int64_t> apportion_largest_remainder(const std::vector<double>& weights_in, int64_t total) {
+  const size_t n = weights_in.size();
   if (n == 0) throw std::invalid_argument("apportion: no layers");
   if (total < 0) throw std::invalid_argument("apportion: negative total");
-  double sum = 0;
-  for (double w : weights) {
+  double max_w = 0;
+  for (double w : weights_in) {
     if (!(w >= 0) || !std::isfinite(w)) throw std::invalid_argument("apportion: weights must be finite and >= 0");
-    sum += w;
+    max_w = std::max(max_w, w);
   }
+  // Weights are relative: huge ones (total x weight beyond the double range) are scaled down
+  // first, so that no share overflows. Ordinary weights are used as given.
+  std::vector<double> scaled;
+  const bool rescale = max_w > 0 && (!std::isfinite(static_cast<double>(total) * max_w * static_cast<double>(n)));
+  if (rescale) {
+    for (double w : weights_in) scaled.push_back(w / max_w);
+  }
+  const std::vector<double>& weights = rescale ? scaled : weights_in;
+  double sum = 0;
+  for (double w : weights) sum += w;
   if (!(sum > 0)) throw std::invalid_argument("apportion: all weights are zero");
   std::vector<int64_t> out(n);
   std::vector<std::pair<double, size_t>> rem(n);

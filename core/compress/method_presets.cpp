@@ -58,7 +58,9 @@ CompressionSpec parse_method(const std::string& text, int64_t budget) {
   while (std::getline(ss, kv, ',')) {
     if (kv.empty()) continue;
     auto [k, v] = parse_key_value(kv);
-    spec.options[k] = v;
+    if (!spec.options.emplace(k, v).second) {
+      throw std::invalid_argument(fmt::format("method \"{}\": option {} given twice", text, k));
+    }
   }
   return spec;
 }
@@ -68,7 +70,11 @@ std::vector<std::string> split_methods(const std::string& list) {
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+    if (item.find_first_not_of(" \t") == std::string::npos) {
+      throw std::invalid_argument(fmt::format("\"{}\": an empty item in the method list (methods are separated by "
+                                              "single commas)",
+                                              list));
+    }
     // "key=value" right after a method with '@' options belongs to that method.
     if (!out.empty() && item.find('=') != std::string::npos && item.find('@') == std::string::npos &&
         out.back().find('@') != std::string::npos) {

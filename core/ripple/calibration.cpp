@@ -1,4 +1,5 @@
 #include "core/ripple/calibration.h"
+#include "models/io/json_error.h"
 #include "models/io/input_file.h"
 
 #include <fmt/format.h>
@@ -82,7 +83,7 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
       try {
         j = nlohmann::json::parse(line);
       } catch (const nlohmann::json::parse_error& e) {
-        throw std::invalid_argument(fmt::format("{}:{}: not valid JSON ({})", path, n, e.what()));
+        throw std::invalid_argument(fmt::format("{}:{}: not valid JSON ({})", path, n, json_error_text(e)));
       }
       if (!j.is_object() || !j.contains(field) || !j[field].is_string()) {
         throw std::invalid_argument(fmt::format("{}:{}: no string field \"{}\" (choose it with --text-field)", path, n,
@@ -92,11 +93,12 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
       if (!blank(text)) set.texts.push_back(text);
     }
   } else {
-    throw std::invalid_argument(fmt::format("--calibration-format {}: choose auto, lines, blocks, jsonl or longbench",
-                                            format));
+    throw std::invalid_argument(fmt::format("{}: text format \"{}\" is not one of auto, lines, blocks, jsonl, "
+                                            "longbench",
+                                            path, format));
   }
   if (set.texts.empty()) {
-    throw std::invalid_argument(fmt::format("--calibration {}: no non-empty text found (format {})", path, fmt_));
+    throw std::invalid_argument(fmt::format("{}: no non-empty text found (format {})", path, fmt_));
   }
   return set;
 }

@@ -81,7 +81,10 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
   }
   auto to_int = [](const std::string& key, const std::string& v) {
     try {
-      return std::stoll(v);
+      std::size_t used = 0;
+      const long long n = std::stoll(v, &used);
+      if (used != v.size()) throw std::invalid_argument(v);
+      return n;
     } catch (const std::exception&) {
       throw std::invalid_argument(fmt::format("ripple: {}={} is not an integer", key, v));
     }
@@ -90,10 +93,13 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
   r.max_tokens = to_int("calibration_max_tokens", take("calibration_max_tokens", "1024"));
   r.profiler.kl_positions = to_int("kl_positions", take("kl_positions", "32"));
   r.profiler.draws = to_int("draws", take("draws", "1"));
+  const std::string eps = take("eps", "0.1");
   try {
-    r.profiler.noise.eps = std::stod(take("eps", "0.1"));
+    std::size_t used = 0;
+    r.profiler.noise.eps = std::stod(eps, &used);
+    if (used != eps.size()) throw std::invalid_argument(eps);
   } catch (const std::exception&) {
-    throw std::invalid_argument("ripple: eps= is not a number");
+    throw std::invalid_argument(fmt::format("ripple: eps={} is not a number", eps));
   }
   const char* home = std::getenv("HOME");
   const std::string default_cache =
@@ -144,7 +150,17 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
                                            cal.hash, r.samples, r.max_tokens, r.profiler.noise.eps,
                                            r.profiler.kl_positions, r.profiler.draws));
   const auto path = (std::filesystem::path(cache_dir) / fmt::format("profile-{}.json", key)).string();
-  if (!std::filesystem::exists(path)) {
+  bool cached = std::filesystem::exists(path);
+  if (cached) {
+    try {
+      (void)read_profile_json(path);
+    } catch (const std::exception& e) {
+      // A cache entry is ripplekv's own file: a damaged one is measured again, not fatal.
+      std::cerr << fmt::format("[ripple] the cached profile {} is damaged ({}); profiling again\n", path, e.what());
+      cached = false;
+    }
+  }
+  if (!cached) {
     std::cerr << fmt::format("[ripple] profiling {} layers on {} (cached as {})\n", model.num_layers(),
                              r.calibration_path, path);
     write_profile_json(run_profile(model, tok, r), path);

@@ -1,4 +1,5 @@
 #include "core/ripple/sensitivity_profile.h"
+#include "models/io/json_error.h"
 #include "models/io/input_file.h"
 
 #include "models/loaders/checkpoint_fingerprint.h"
@@ -85,7 +86,7 @@ SensitivityProfile read_profile_json(const std::string& path) {
   try {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, json_error_text(e)));
   }
   auto need = [&](const json& obj, const char* key, const std::string& where) -> const json& {
     if (!obj.is_object() || !obj.contains(key)) {
@@ -106,8 +107,18 @@ SensitivityProfile read_profile_json(const std::string& path) {
     }
     return v.get<int64_t>();
   };
-  if (j.value("format", std::string()) != "ripplekv-sensitivity-profile") {
+  if (!j.is_object()) {
+    throw std::invalid_argument(fmt::format("{}: expected a JSON object (a ripplekv sensitivity profile from `ripplekv "
+                                            "profile`), got {}",
+                                            path, j.type_name()));
+  }
+  if (!j.contains("format") || !j["format"].is_string() || j["format"] != "ripplekv-sensitivity-profile") {
     throw std::invalid_argument(fmt::format("{}: \"format\" is not \"ripplekv-sensitivity-profile\"", path));
+  }
+  if (j.contains("version") && j["version"] != json(1)) {
+    throw std::invalid_argument(fmt::format("{}: profile version {} is not supported (this ripplekv reads version 1); "
+                                            "re-run `ripplekv profile`",
+                                            path, j["version"].dump()));
   }
   SensitivityProfile p;
   try {
@@ -139,6 +150,12 @@ SensitivityProfile read_profile_json(const std::string& path) {
     p.seconds = j.value("seconds", 0.0);
     for (const auto& l : need(j, "layers", "")) {
       LayerSensitivityRecord r;
+      // Records are in layer order; "layer", when present, must say so.
+      if (l.is_object() && l.contains("layer") && l["layer"] != json(p.layers.size())) {
+        throw std::invalid_argument(fmt::format("{}: layers[{}] has \"layer\": {}; the records must list layers 0, "
+                                                "1, 2, ... in order, each once",
+                                                path, p.layers.size(), l["layer"].dump()));
+      }
       r.mean = need(l, "mean", " in layers[]").get<double>();
       r.stderr_mean = l.value("stderr", 0.0);
       r.p50 = l.value("p50", 0.0);
@@ -157,7 +174,7 @@ SensitivityProfile read_profile_json(const std::string& path) {
       p.layers.push_back(r);
     }
   } catch (const json::type_error& e) {
-    throw std::invalid_argument(fmt::format("{}: a field has the wrong type ({})", path, e.what()));
+    throw std::invalid_argument(fmt::format("{}: a value has the wrong type, {}", path, json_error_text(e)));
   }
   if (static_cast<int64_t>(p.layers.size()) != p.num_layers) {
     throw std::invalid_argument(fmt::format("{}: {} layer records but model.num_layers = {}", path, p.layers.size(),

@@ -1,5 +1,7 @@
 // `ripplekv allocate`: per-layer budgets from a sensitivity profile for one or more ratios.
 #include <fmt/format.h>
+
+#include <cmath>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +32,10 @@ int run_allocate(const std::vector<std::string>& args) {
       "out", po::value<std::string>(&out)->default_value(""), "also write the budgets as JSON");
   po::variables_map vm;
   if (!parse_options("allocate", args, desc, vm)) return 0;
+  if (!out.empty()) require_out_file(out);
+  if (budget < 1 || budget > (int64_t{1} << 40)) {
+    throw UsageError(fmt::format("--budget {}: must be between 1 and 2^40 tokens per layer", budget));
+  }
   if (layers_min < 0) throw UsageError(fmt::format("--layers-min {}: must be >= 0", layers_min));
   if (prompt_len < 0) throw UsageError(fmt::format("--prompt-len {}: must be >= 0 (0 = no upper clamp)", prompt_len));
   const auto profile = read_profile_json(profile_path);
@@ -40,11 +46,18 @@ int run_allocate(const std::vector<std::string>& args) {
   std::stringstream ss(ratios_s);
   std::string item;
   while (std::getline(ss, item, ',')) {
+    double r = 0;
     try {
-      ratios.push_back(std::stod(item));
+      std::size_t used = 0;
+      r = std::stod(item, &used);
+      if (item.find_first_not_of(" \t", used) != std::string::npos) throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      throw UsageError(fmt::format("--ratio {}: \"{}\" is not a number", ratios_s, item));
+      throw UsageError(fmt::format("--ratio {}: \"{}\" is not a number (give r or a list r1,r2,...)", ratios_s, item));
     }
+    if (!(r >= 1) || !std::isfinite(r)) {
+      throw UsageError(fmt::format("--ratio {}: {} must be a finite number >= 1 (1 = uniform)", ratios_s, item));
+    }
+    ratios.push_back(r);
   }
   BudgetMapperOptions o;
   o.normalization = parse_normalization(normalize);
@@ -74,6 +87,8 @@ int run_allocate(const std::vector<std::string>& args) {
     std::ofstream f(out);
     if (!f) throw std::runtime_error(fmt::format("{}: cannot write", out));
     f << j.dump(2) << "\n";
+    f.flush();
+    if (!f) throw std::runtime_error(fmt::format("--out {}: writing failed (disk full?)", out));
   }
   return 0;
 }

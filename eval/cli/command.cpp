@@ -1,10 +1,12 @@
 #include "eval/cli/command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include <ATen/Parallel.h>
 #include "core/compress/policy_options.h"
+#include "core/compress/registry.h"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -46,6 +48,36 @@ po::parsed_options config_file_options(std::istream& in, const po::options_descr
 }
 
 }  // namespace
+
+void require_out_folder(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_directory(st)) {
+    throw UsageError(fmt::format("{} {}: is a file, not a folder; give a folder for the results", option, path));
+  }
+  const auto parent = std::filesystem::absolute(path).parent_path();
+  for (auto p = parent; !p.empty(); p = p.parent_path()) {
+    const auto ps = std::filesystem::status(p, ec);
+    if (!ec && std::filesystem::exists(ps)) {
+      if (!std::filesystem::is_directory(ps)) {
+        throw UsageError(fmt::format("{} {}: {} is a file, so the folder cannot be made there", option, path, p.string()));
+      }
+      break;
+    }
+    if (p == p.root_path()) break;
+  }
+}
+
+void require_out_file(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st)) {
+    throw UsageError(fmt::format("{} {}: is a folder; give a file path", option, path));
+  }
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    throw UsageError(fmt::format("{} {}: is not a regular file (a device or pipe); give a file path", option, path));
+  }
+}
 
 bool parse_options(const std::string& command, const std::vector<std::string>& args, po::options_description& desc,
                    po::variables_map& vm, const po::positional_options_description* positional) {
@@ -104,7 +136,7 @@ void add_method_options(po::options_description& desc, MethodArgs& a) {
       "average cached prompt tokens per layer, observation window included (total = layers x budget)")(
       "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
       "policy option key=value, repeatable (e.g. window=32 kernel=7 pooling=max gqa=mean beta=20 sinks=4)")(
-      "ratio", po::value<double>(&a.ratio), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 4)");
+      "ratio", po::value<double>(&a.ratio)->notifier([&a](double) { a.ratio_given = true; }), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 4)");
 }
 
 CompressionSpec to_spec(const MethodArgs& a) {
@@ -116,8 +148,14 @@ CompressionSpec to_spec(const MethodArgs& a) {
     auto [k, v] = parse_key_value(kv);
     if (!spec.options.emplace(k, v).second) throw UsageError(fmt::format("--method-opt {} given twice", k));
   }
-  if (!std::isnan(a.ratio)) {
-    if (!(a.ratio >= 1)) throw UsageError(fmt::format("--ratio {}: the RippleKV ratio must be >= 1 (1 = uniform)", a.ratio));
+  {
+    const auto names = allocator_names();
+    if (std::find(names.begin(), names.end(), spec.allocator) == names.end()) {
+      throw UsageError(fmt::format("--allocator {}: unknown; valid allocators: {}", spec.allocator, fmt::join(names, ", ")));
+    }
+  }
+  if (a.ratio_given) {
+    if (!(a.ratio >= 1) || !std::isfinite(a.ratio)) throw UsageError(fmt::format("--ratio {}: the RippleKV ratio must be >= 1 (1 = uniform)", a.ratio));
     if (spec.options.count("ratio")) {
       throw UsageError(fmt::format("--ratio {} and --method-opt ratio={} both given; give one", a.ratio,
                                    spec.options["ratio"]));

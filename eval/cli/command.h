@@ -48,7 +48,8 @@ struct MethodArgs {
   std::string allocator = "uniform";
   int64_t budget = 0;
   std::vector<std::string> method_opts;  // key=value
-  double ratio = std::numeric_limits<double>::quiet_NaN();  // RippleKV ratio r (NaN = not given)
+  double ratio = std::numeric_limits<double>::quiet_NaN();  // RippleKV ratio r
+  bool ratio_given = false;                                  // --ratio given (even as nan)
 };
 void add_method_options(po::options_description& desc, MethodArgs& args);
 // Builds the spec (ratio, when given, becomes the option ratio=r).
@@ -58,6 +59,11 @@ void add_method_options(po::options_description& desc, MethodArgs& args);
 
 namespace ripplekv::cli {
 CompressionSpec to_spec(const MethodArgs& args);
+// An output folder (--out of the benchmark commands): a file at that path is a UsageError naming
+// the option, before any work (instead of a raw "cannot create directories" much later).
+void require_out_folder(const std::string& path, const std::string& option = "--out");
+// An output file: a folder or a device at that path is a UsageError naming the option.
+void require_out_file(const std::string& path, const std::string& option = "--out");
 // Sets LibTorch's thread count (LibTorch may start with fewer threads than cores).
 void apply_threads(int threads);
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/cli/command.h"
+#include "eval/cli/method_grid.h"
 #include "eval/progress_bar.h"
 #include "core/compress/fidelity.h"
 #include "core/compress/method_presets.h"
@@ -69,20 +70,13 @@ int run_fidelity_command(const std::vector<std::string>& args) {
       "out", po::value<std::string>(&out)->default_value(""), "folder for fidelity.md and fidelity.csv");
   po::variables_map vm;
   if (!parse_options("fidelity", args, desc, vm)) return 0;
+  if (!out.empty()) require_out_folder(out);
   apply_threads(rt.threads);
 
-  std::vector<int64_t> budgets;
-  {
-    std::stringstream ss(budgets_s);
-    std::string b;
-    while (std::getline(ss, b, ',')) {
-      try {
-        budgets.push_back(std::stoll(b));
-      } catch (const std::exception&) {
-        throw UsageError(fmt::format("--budgets {}: \"{}\" is not an integer", budgets_s, b));
-      }
-    }
-  }
+  const std::vector<int64_t> budgets =
+      parse_int_list(budgets_s, "budgets", 1, int64_t{1} << 40, "a budget (tokens per layer, >= 1)", "64,128,256");
+  if (max_texts < 1) throw UsageError(fmt::format("--max-texts {}: must be >= 1", max_texts));
+  if (skip_texts < 0) throw UsageError(fmt::format("--skip-texts {}: must be >= 0", skip_texts));
   const auto methods = split_methods(methods_s);
   if (methods.empty() || budgets.empty()) throw UsageError("fidelity: give at least one method and one budget");
   for (std::size_t i = 0; i < methods.size(); ++i) {

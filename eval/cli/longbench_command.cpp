@@ -129,6 +129,7 @@ int run_longbench(const std::vector<std::string>& args) {
   add_method_grid_options(desc, a.methods, a.budgets);
   po::variables_map vm;
   if (!parse_options("longbench", args, desc, vm)) return 0;
+  require_out_folder(a.out);
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
     throw UsageError(fmt::format("--on-bad-line \"{}\": choose skip or stop", a.on_bad_line));
   }
@@ -142,10 +143,10 @@ int run_longbench(const std::vector<std::string>& args) {
   for (const auto* t : tasks) {
     try {
       data.push_back(load_task_samples(a.data, *t, a.max_samples, a.longbench_e, read));
-    } catch (const std::runtime_error& e) {
+    } catch (const BadRecordError& e) {
       if (read.skip_malformed_lines) throw;
-      throw std::runtime_error(fmt::format("{} [with --on-bad-line skip, bad records are skipped with a warning]",
-                                           e.what()));
+      throw BadRecordError(fmt::format("{} [with --on-bad-line skip, bad records are skipped with a warning]",
+                                       e.what()));
     }
   }
 

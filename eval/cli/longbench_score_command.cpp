@@ -26,6 +26,7 @@ int run_longbench_score(const std::vector<std::string>& args) {
       "a malformed prediction line: skip (with a warning) | stop");
   po::variables_map vm;
   if (!parse_options("longbench-score", args, desc, vm)) return 0;
+  if (!out.empty()) require_out_folder(out);
   if (on_bad_line != "skip" && on_bad_line != "stop") {
     throw UsageError(fmt::format("--on-bad-line \"{}\": choose skip or stop", on_bad_line));
   }
@@ -34,7 +35,13 @@ int run_longbench_score(const std::vector<std::string>& args) {
   options.skip_unsupported_tasks = skip_unsupported;
   options.read.skip_malformed_lines = on_bad_line == "skip";
   const std::filesystem::path dir(pred);
-  const auto results = eval::score_predictions_dir(dir, options);
+  std::vector<eval::TaskResult> results;
+  try {
+    results = eval::score_predictions_dir(dir, options);
+  } catch (const eval::BadRecordError& e) {
+    if (options.read.skip_malformed_lines) throw;
+    throw eval::BadRecordError(fmt::format("{} [with --on-bad-line skip, bad lines are skipped with a warning]", e.what()));
+  }
   if (results.empty()) {
     throw std::runtime_error(fmt::format("{}: no <task>.jsonl prediction files of LongBench tasks", pred));
   }

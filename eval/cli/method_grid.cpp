@@ -66,7 +66,7 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
   if (grid) {
     const MethodArgs defaults;
     if (single.selector != defaults.selector || single.allocator != defaults.allocator || single.budget != 0 ||
-        !single.method_opts.empty() || !std::isnan(single.ratio)) {
+        !single.method_opts.empty() || single.ratio_given) {
       throw UsageError("--methods gives the methods of a grid: drop --selector, --allocator, --budget, --method-opt "
                        "and --ratio (write options into each method, e.g. snapkv@window=16, ripple@ratio=4)");
     }

@@ -49,6 +49,8 @@ int run_needle(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(&shard_s)->default_value(""), "i/n: run only cells k with k % n == i");
   po::variables_map vm;
   if (!parse_options("needle", args, desc, vm)) return 0;
+  require_out_folder(out_s);
+  if (context_tokens < 0) throw UsageError(fmt::format("--context-tokens {}: must be >= 0 (0 = the model's)", context_tokens));
   apply_threads(rt.threads);
   if (max_new < 1) throw UsageError("--max-new-tokens must be >= 1");
   const auto lengths = parse_int_list(lengths_csv, "lengths", 64, int64_t{1} << 24, "a context length of at least 64 tokens",

@@ -42,6 +42,7 @@ int run_profile(const std::vector<std::string>& args) {
       "out", po::value<std::string>(&out)->required(), "profile JSON to write (a .csv is written beside it)");
   po::variables_map vm;
   if (!parse_options("profile", args, desc, vm)) return 0;
+  require_out_file(out);
   apply_threads(rt.threads);
   if (req.profiler.max_batch < 0) throw UsageError(fmt::format("--batch {}: must be >= 0 (0 = all draws at once)", req.profiler.max_batch));
   if (req.profiler.kl_positions < 1 || req.profiler.kl_positions > req.max_tokens) {
@@ -50,6 +51,11 @@ int run_profile(const std::vector<std::string>& args) {
   }
   req.profiler.noise.mode = parse_noise_mode(noise);
   req.profiler.noise.positions = parse_noise_positions(positions);
+  if (positions == "context" && req.profiler.kl_positions >= req.max_tokens) {
+    throw UsageError(fmt::format("--positions context perturbs all but the last --kl-positions {} tokens, and "
+                                 "--max-tokens {} leaves none: lower --kl-positions or raise --max-tokens",
+                                 req.profiler.kl_positions, req.max_tokens));
+  }
   req.profiler.direction = parse_kl_direction(direction);
   req.profiler.seed = static_cast<uint64_t>(seed);
   req.profiler.suffix_recompute = !naive;

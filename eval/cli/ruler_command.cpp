@@ -87,8 +87,12 @@ int run_ruler(const std::vector<std::string>& args) {
       ("save-prompts", po::bool_switch(&save_prompts), "write each prompt's text and token counts to <out>/prompts/<length>/");
   po::variables_map vm;
   if (!parse_options("ruler", args, desc, vm)) return 0;
+  require_out_folder(out_s);
   apply_threads(rt.threads);
-  if (samples < 1) throw UsageError("--samples must be >= 1");
+  if (samples < 1 || samples > 100000) {
+    throw UsageError(fmt::format("--samples {}: must be between 1 and 100000 per task and length", samples));
+  }
+  if (context_tokens < 0) throw UsageError(fmt::format("--context-tokens {}: must be >= 0 (0 = the model's)", context_tokens));
   if (context_tokens < 0) throw UsageError("--context-tokens must be >= 0 (0 = the model's max_position_embeddings)");
   std::vector<const RulerTask*> tasks;
   try {

@@ -129,6 +129,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const SweepSpec spec = read_sweep_file(config, overrides);
   if (out.empty()) out = spec.out;
   if (out.empty()) throw UsageError(fmt::format("ripplekv sweep: no results folder: pass --out DIR or add [sweep] out = DIR to {}", config));
+  require_out_folder(out);
   const eval::Shard shard = shard_text.empty() ? eval::Shard{} : eval::parse_shard(shard_text);
   const auto runs = expand_sweep(spec, resolve_method);
   const auto mine = shard_runs(runs, shard);

@@ -50,6 +50,10 @@ int run_table(const std::vector<std::string>& args) {
       "folder for longbench.{md,csv,tex}, fidelity.{md,csv,tex} and summary.json");
   po::variables_map vm;
   if (!parse_options("table", args, desc, vm)) return 0;
+  require_out_folder(out);
+  if (!published_model.empty() && published.empty()) {
+    throw UsageError("--published-model needs --published FILE (the published rows to pick that model's from)");
+  }
 
   std::vector<fs::path> roots(runs.begin(), runs.end());
   const auto gathered = gather_results(roots, preset_name);
@@ -78,7 +82,7 @@ int run_table(const std::vector<std::string>& args) {
   config["longbench_runs"] = gathered.longbench.size();
   config["fidelity_runs"] = gathered.fidelity.size();
   config["left_out"] = gathered.incomplete;
-  write_text(dir / "table_config.json", config.dump(2) + "\n");
+  write_text(dir / "table_config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!lb.empty()) {
     write_text(dir / "longbench.md", table_markdown(lb));
     write_text(dir / "longbench.csv", table_csv(lb));
@@ -91,7 +95,7 @@ int run_table(const std::vector<std::string>& args) {
     write_text(dir / "fidelity.tex", table_latex(fid));
     std::cout << table_markdown(fid);
   }
-  write_text(dir / "summary.json", results_summary(gathered).dump(2) + "\n");
+  write_text(dir / "summary.json", results_summary(gathered).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return 0;
 }
 

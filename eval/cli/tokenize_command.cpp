@@ -76,6 +76,8 @@ int run_tokenize(const std::vector<std::string>& args) {
     out << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (!out) throw std::runtime_error(fmt::format("--output {}: write failed", output));
+  out.flush();
+  if (!out) throw std::runtime_error(fmt::format("--output {}: writing failed (disk full?)", output));
   return 0;
 }
 

@@ -57,7 +57,9 @@ IniFile read_ini_file(const std::string& path) {
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path));
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_ini_text(ss.str(), path);
+  std::string text = ss.str();
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte order mark (Windows editors)
+  return parse_ini_text(text, path);
 }
 
 }  // namespace ripplekv::experiments

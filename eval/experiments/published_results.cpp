@@ -1,4 +1,6 @@
 #include "eval/experiments/published_results.h"
+#include "models/io/input_file.h"
+#include "models/io/json_error.h"
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +25,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 std::vector<PublishedEntry> read_published_file(const std::filesystem::path& path) {
+  require_input_file(path.string(), "a JSON file of published rows (--published)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(fmt::format("--published {}: cannot open the file", path.string()));
   std::stringstream ss;
@@ -31,7 +34,7 @@ std::vector<PublishedEntry> read_published_file(const std::filesystem::path& pat
   try {
     doc = nlohmann::json::parse(ss.str());
   } catch (const std::exception& e) {
-    throw std::invalid_argument(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+    throw std::invalid_argument(fmt::format("{}: not JSON ({})", path.string(), json_error_text(e)));
   }
   if (!doc.is_object() || !doc.contains("ripplekv_published_longbench") || !doc.contains("entries") ||
       !doc["entries"].is_array()) {
@@ -67,9 +70,9 @@ std::vector<PublishedEntry> read_published_file(const std::filesystem::path& pat
       out.push_back(std::move(p));
     } catch (const nlohmann::json::exception& ex) {
       throw std::invalid_argument(fmt::format("{}: {} (each entry has model, method, budget, source, scores)", where,
-                                              ex.what()));
+                                              json_error_text(ex)));
     } catch (const std::invalid_argument& ex) {
-      throw std::invalid_argument(fmt::format("{}: {}", where, ex.what()));
+      throw std::invalid_argument(fmt::format("{}: {}", where, json_error_text(ex)));
     }
   }
   return out;

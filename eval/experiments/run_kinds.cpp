@@ -1,4 +1,6 @@
 #include "eval/experiments/run_kinds.h"
+#include "models/io/input_file.h"
+#include "models/io/json_error.h"
 
 #include <algorithm>
 #include <cctype>
@@ -45,6 +47,7 @@ bool parse_number(const std::string& v, double& out) {
 }
 
 nlohmann::json read_json(const fs::path& path) {
+  require_input_file(path.string(), "a JSON file of a ripplekv run");
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -178,14 +181,14 @@ RunStatus longbench_run_status(const fs::path& dir) {
   try {
     config = read_json(config_path).at("run");
   } catch (const std::exception& e) {
-    return {false, fmt::format("config.json unreadable ({})", e.what())};
+    return {false, fmt::format("config.json unreadable ({})", json_error_text(e))};
   }
   if (!fs::exists(dir / "result.json")) return {false, "not scored yet (no result.json)"};
   nlohmann::json result;
   try {
     result = read_json(dir / "result.json");
   } catch (const std::exception& e) {
-    return {false, fmt::format("result.json unreadable ({})", e.what())};
+    return {false, fmt::format("result.json unreadable ({})", json_error_text(e))};
   }
   // `ripplekv ruler` and `needle` folders write result.json only when every prediction file is
   // complete and scored; their tasks are "<task>@<length>" keys of it.
@@ -202,7 +205,7 @@ RunStatus longbench_run_status(const fs::path& dir) {
       try {
         ids = eval::read_prediction_ids(eval::prediction_path(dir, task, eval::Shard{}));
       } catch (const std::exception& e) {
-        return {false, fmt::format("{}.jsonl: {}", task, e.what())};
+        return {false, fmt::format("{}.jsonl: {}", task, json_error_text(e))};
       }
       if (!ids || ids->size() != want) {
         return {false, fmt::format("{}.jsonl: {} of {} samples", task, ids ? ids->size() : 0, want)};
@@ -210,7 +213,7 @@ RunStatus longbench_run_status(const fs::path& dir) {
       if (!result.contains(task)) return {false, fmt::format("result.json has no score for {}", task)};
     }
   } catch (const nlohmann::json::exception& e) {
-    return {false, fmt::format("config.json does not list this folder's tasks and samples ({})", e.what())};
+    return {false, fmt::format("config.json does not list this folder's tasks and samples ({})", json_error_text(e))};
   }
   return {true, ""};
 }

@@ -1,4 +1,6 @@
 #include "eval/experiments/run_results.h"
+#include "models/io/input_file.h"
+#include "models/io/json_error.h"
 
 #include <algorithm>
 #include <fstream>
@@ -17,6 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 nlohmann::json read_json(const fs::path& path) {
+  require_input_file(path.string(), "a JSON file of a ripplekv run");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path.string()));
   std::stringstream ss;
@@ -24,7 +27,7 @@ nlohmann::json read_json(const fs::path& path) {
   try {
     return nlohmann::json::parse(ss.str());
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+    throw std::runtime_error(fmt::format("{}: not JSON ({})", path.string(), json_error_text(e)));
   }
 }
 
@@ -54,7 +57,7 @@ std::optional<RunIdentity> sweep_identity(const fs::path& dir) {
     id.allocator = m.at("allocator").get<std::string>();
     id.options = string_map(m.at("options"));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not a sweep run record ({})", path.string(), e.what()));
+    throw std::runtime_error(fmt::format("{}: not a sweep run record ({})", path.string(), json_error_text(e)));
   }
   return id;
 }
@@ -92,10 +95,15 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
   std::vector<eval::TaskResult> scores;
   for (const auto& task : r.tasks) {
     const auto& v = result.at(task);
-    if (!v.is_number()) {
+    if (v.is_object()) {
       throw std::invalid_argument(fmt::format("{}: {} is scored per length bucket (LongBench-E); tables take plain "
                                               "LongBench runs",
                                               (dir / "result.json").string(), task));
+    }
+    if (!v.is_number()) {
+      throw std::invalid_argument(fmt::format("{}: the score of {} is {}, not a number; re-score the run with "
+                                              "`ripplekv longbench-score`",
+                                              (dir / "result.json").string(), task, v.dump()));
     }
     r.scores[task] = v.get<double>();
     scores.push_back(eval::TaskResult{task, {}, v.get<double>(), std::nullopt});
@@ -237,7 +245,13 @@ GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodN
           out.incomplete.push_back(fmt::format("{}: {}", dir.string(), status.why));
           continue;
         }
-        out.longbench.push_back(read_longbench_run(dir, read_json(dir / "config.json"), name_of));
+        try {
+          out.longbench.push_back(read_longbench_run(dir, read_json(dir / "config.json"), name_of));
+        } catch (const nlohmann::json::exception& e) {
+          throw std::invalid_argument(fmt::format("{}: config.json or result.json of this run has an unexpected "
+                                                  "shape, {}",
+                                                  dir.string(), json_error_text(e)));
+        }
       } else {
         const auto status = fidelity_run_status(dir);
         // A plain `ripplekv fidelity --out` folder from before config.json was written counts too.

@@ -1,4 +1,5 @@
 #include "models/config/model_config.h"
+#include "models/io/json_error.h"
 #include "models/io/input_file.h"
 
 #include <fmt/format.h>
@@ -95,7 +96,7 @@ ModelConfig parse_hf_config_text(const std::string& text, const std::string& sou
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", source, e.what()));
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", source, json_error_text(e)));
   }
   if (!j.is_object()) throw std::invalid_argument(fmt::format("{}: expected a JSON object", source));
 
@@ -130,6 +131,11 @@ ModelConfig parse_hf_config_text(const std::string& text, const std::string& sou
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, source);
   c.attention_bias = is_qwen2 ? true : get_or<bool>(j, "attention_bias", false, source);
   c.max_position_embeddings = get_or<int64_t>(j, "max_position_embeddings", 4096, source);
+  if (c.max_position_embeddings < 1) {
+    throw std::invalid_argument(fmt::format("{}: max_position_embeddings={} must be positive (the model's context "
+                                            "length)",
+                                            source, c.max_position_embeddings));
+  }
   c.bos_token_ids = id_list(j, "bos_token_id", source);
   c.eos_token_ids = id_list(j, "eos_token_id", source);
 
@@ -218,7 +224,7 @@ void add_generation_config_eos(ModelConfig& c, const std::string& path) {
   try {
     j = json::parse(in);
   } catch (const json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, json_error_text(e)));
   }
   for (auto id : id_list(j, "eos_token_id", path)) {
     if (std::find(c.eos_token_ids.begin(), c.eos_token_ids.end(), id) == c.eos_token_ids.end()) {

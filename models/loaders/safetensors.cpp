@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "models/io/input_file.h"
+#include "models/io/json_error.h"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -106,6 +109,7 @@ std::map<std::string, StTensorInfo> parse_safetensors_header(const std::string& 
 }
 
 SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
+  require_input_file(path, "a .safetensors weights file");
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
   struct stat st {};
@@ -148,18 +152,28 @@ SafetensorsCheckpoint::SafetensorsCheckpoint(const std::string& model_dir) {
   const auto index = dir / "model.safetensors.index.json";
   std::vector<std::string> shard_names;
   if (fs::exists(index)) {
+    require_input_file(index.string(), "the JSON index of a sharded safetensors checkpoint");
     std::ifstream in(index);
     json j;
     try {
       j = json::parse(in);
     } catch (const json::parse_error& e) {
-      throw std::runtime_error(fmt::format("{}: not valid JSON ({})", index.string(), e.what()));
+      throw std::runtime_error(fmt::format("{}: not valid JSON ({})", index.string(), json_error_text(e)));
     }
-    if (!j.contains("weight_map") || !j["weight_map"].is_object()) {
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
       throw std::runtime_error(fmt::format("{}: missing \"weight_map\"", index.string()));
     }
     std::set<std::string> names;
-    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) names.insert(it.value().get<std::string>());
+    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+      const auto& file = it.value();
+      if (!file.is_string() || file.get<std::string>().empty() ||
+          fs::path(file.get<std::string>()).filename() != fs::path(file.get<std::string>())) {
+        throw std::runtime_error(fmt::format("{}: weight_map[\"{}\"] = {} must be the name of a .safetensors file "
+                                             "beside the index",
+                                             index.string(), it.key(), file.dump()));
+      }
+      names.insert(file.get<std::string>());
+    }
     shard_names.assign(names.begin(), names.end());
   } else if (fs::exists(single)) {
     shard_names.push_back("model.safetensors");

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "models/io/json_error.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -27,7 +29,7 @@ json read_json(const std::string& path) {
   try {
     return json::parse(ss.str());
   } catch (const json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, json_error_text(e)));
   }
 }
 
@@ -71,7 +73,7 @@ std::string token_name(const std::string& config_path, const json& config, const
 
 }  // namespace
 
-BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(tokenizer_json_path) {
+BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) try : path_(tokenizer_json_path) {
   const std::string& path = path_;
   const json root = read_json(path);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
@@ -99,7 +101,9 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
   int max_id = -1;
   // Ids index a table: they must be non-negative ints, and not absurdly beyond the number of
   // tokens the file defines (a corrupt id would otherwise ask for gigabytes).
-  const json added_list = root.value("added_tokens", json::array());
+  static const json no_added_tokens = json::array();
+  // References into root (not copies), so that JSON errors name their place in the file.
+  const json& added_list = root.contains("added_tokens") ? root["added_tokens"] : no_added_tokens;
   const int64_t defined = static_cast<int64_t>(model["vocab"].size() + (added_list.is_array() ? added_list.size() : 0));
   const int64_t id_limit = 4 * defined + 65536;
   const auto valid_id = [&](const json& id) {
@@ -114,7 +118,7 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
     vocab.emplace(piece, id.get<int>());
     max_id = std::max(max_id, id.get<int>());
   }
-  const json added = root.value("added_tokens", json::array());
+  const json& added = added_list;
   if (!added.is_array()) throw std::invalid_argument(fmt::format("{}: added_tokens is not a list", path));
   for (const auto& t : added) {
     if (!t.is_object() || !t.contains("id") || !valid_id(t["id"]) || !t.contains("content") ||
@@ -184,6 +188,9 @@ BpeTokenizer::BpeTokenizer(const std::string& tokenizer_json_path) : path_(token
 
   const auto config_path = (fs::path(path).parent_path() / "tokenizer_config.json").string();
   if (fs::exists(config_path)) load_config(config_path);
+} catch (const json::exception& e) {
+  // A value of the wrong type somewhere in the file (e.g. "special": "yes").
+  throw std::invalid_argument(fmt::format("{}: {}", tokenizer_json_path, json_error_text(e)));
 }
 
 void BpeTokenizer::load_config(const std::string& config_path) {

@@ -95,8 +95,15 @@ bool looks_like_json_object(const std::string& path) {
 
 Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
   if (!fs::exists(model_path) || fs::is_directory(model_path)) {
-    throw std::invalid_argument(fmt::format("{}: tokenizer model not found (give a sentencepiece .model file or a "
-                                            "Hugging Face tokenizer.json with --tokenizer)", model_path));
+    throw std::invalid_argument(fmt::format("{}: {} (give a sentencepiece .model file or a Hugging Face "
+                                            "tokenizer.json with --tokenizer)",
+                                            model_path, fs::is_directory(model_path) ? "is a folder, not a tokenizer file"
+                                                                                     : "tokenizer model not found"));
+  }
+  if (fs::is_regular_file(model_path) && fs::file_size(model_path) == 0) {
+    throw std::invalid_argument(fmt::format("{}: the tokenizer file is empty (give a sentencepiece .model file or a "
+                                            "Hugging Face tokenizer.json)",
+                                            model_path));
   }
   if (looks_like_json_object(model_path)) {
     bpe_ = std::make_unique<bpe::BpeTokenizer>(model_path);
@@ -106,7 +113,9 @@ Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
   char err[512] = {0};
   handle_ = api_->load(model_path.c_str(), err, sizeof(err));
   if (!handle_) {
-    throw std::invalid_argument(fmt::format("{}: not a sentencepiece model ({})", model_path, err));
+    throw std::invalid_argument(fmt::format("{}: neither a sentencepiece .model nor a Hugging Face tokenizer.json "
+                                            "(sentencepiece could not read it: {})",
+                                            model_path, err));
   }
 }
 

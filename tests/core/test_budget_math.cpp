@@ -17,6 +17,9 @@ TEST_CASE("Largest remainder apportionment is exact and proportional", "[core][b
   CHECK(apportion_largest_remainder({1, 1, 1}, 10) == std::vector<int64_t>{4, 3, 3});
   CHECK(apportion_largest_remainder({1, 2, 1}, 8) == std::vector<int64_t>{2, 4, 2});
   CHECK(apportion_largest_remainder({0, 1}, 5) == std::vector<int64_t>{0, 5});
+  // Weights are relative: huge ones give the shares their ratios give, without overflow.
+  CHECK(apportion_largest_remainder({1e308, 1, 1}, 200) == std::vector<int64_t>{200, 0, 0});
+  CHECK(apportion_largest_remainder({1e308, 1e308}, 7) == std::vector<int64_t>{4, 3});
   std::mt19937 rng(7);
   for (int trial = 0; trial < 500; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 40);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/compress/allocators/allocators.h"
+#include "models/io/json_error.h"
 #include "models/io/input_file.h"
 #include "core/compress/budget_math.h"
 
@@ -31,7 +32,7 @@ std::vector<double> read_multipliers(const std::string& path) {
     try {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-      throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, e.what()));
+      throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, json_error_text(e)));
     }
     const auto& arr = j.is_object() ? j.value("multipliers", nlohmann::json()) : j;
     if (!arr.is_array()) throw std::invalid_argument(fmt::format("{}: expected an array or {{\"multipliers\": [...]}}", path));
@@ -47,14 +48,27 @@ std::vector<double> read_multipliers(const std::string& path) {
       ++n;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        out.push_back(std::stod(line));
+        std::size_t used = 0;
+        out.push_back(std::stod(line, &used));
+        if (line.find_first_not_of(" \t\r", used) != std::string::npos) throw std::invalid_argument(line);
       } catch (const std::exception&) {
-        throw std::invalid_argument(fmt::format("{}:{}: \"{}\" is not a number", path, n, line));
+        // Shown escaped and cut: the file may be binary.
+        std::string shown = nlohmann::json(line.substr(0, 60)).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+        throw std::invalid_argument(fmt::format("{}:{}: {}{} is not a number (the file holds one multiplier per line, "
+                                                "or a JSON array)",
+                                                path, n, shown, line.size() > 60 ? "..." : ""));
       }
     }
   }
+  double sum = 0;
   for (double v : out) {
     if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument(fmt::format("{}: multipliers must be finite and > 0", path));
+    sum += v;
+  }
+  if (!std::isfinite(sum)) {
+    throw std::invalid_argument(fmt::format("{}: the multipliers are so large that their sum overflows; they are "
+                                            "relative, so scale them down (e.g. divide by the largest)",
+                                            path));
   }
   return out;
 }

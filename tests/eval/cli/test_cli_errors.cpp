@@ -150,3 +150,141 @@ TEST_CASE("A folder given where a file belongs is a clear error, not a library m
                 "is a folder, not a file");
   fs::remove_all(dir);
 }
+
+TEST_CASE("Damaged JSON, binary and overflowing inputs name the file and the key, never a library message",
+          "[cli][bad-input]") {
+  const auto dir = ripplekv::test::scratch_dir("cli_errors", "raw_messages");
+  const std::string d = dir.string();
+  const std::string model = "--model " + shared_data("stories260K/stories260K.bin") + " --threads 1";
+  const std::string qwen_tok = ripplekv::test::fixture("bpe/qwen2/tokenizer.json");
+  auto no_library_text = [](const std::string& args) {
+    const auto r = run_ripplekv(args);
+    INFO("ripplekv " << args << "\n" << r.output);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("[json.exception") == std::string::npos);
+    CHECK(r.output.find("filesystem error") == std::string::npos);
+    CHECK(r.output.find("basic_") == std::string::npos);
+    CHECK(r.output.find("frame #") == std::string::npos);
+  };
+
+  // A sharded checkpoint whose index is a folder, or names a shard with a number.
+  fs::copy(ripplekv::test::fixture("hf/llama_linear"), dir / "idx_dir", fs::copy_options::recursive);
+  fs::remove(dir / "idx_dir/model.safetensors.index.json");
+  fs::create_directories(dir / "idx_dir/model.safetensors.index.json");
+  check_refused("generate --model " + d + "/idx_dir --tokenizer " + qwen_tok + " --prompt hi --max-new-tokens 1",
+                "model.safetensors.index.json: cannot open: is a folder, not a file");
+  fs::copy(ripplekv::test::fixture("hf/llama_linear"), dir / "idx_num", fs::copy_options::recursive);
+  ripplekv::test::write_text(dir / "idx_num/model.safetensors.index.json",
+                             R"({"weight_map": {"lm_head.weight": 5}})");
+  check_refused("generate --model " + d + "/idx_num --tokenizer " + qwen_tok + " --prompt hi --max-new-tokens 1",
+                "weight_map[\"lm_head.weight\"] = 5 must be the name of a .safetensors file");
+
+  // tokenizer.json with a value of the wrong type: the place in the file is named.
+  {
+    std::string t = ripplekv::test::read_text(qwen_tok);
+    const auto at = t.find("\"special\": true");
+    REQUIRE(at != std::string::npos);
+    t.replace(at, 15, "\"special\": \"yes\"");
+    ripplekv::test::write_text(dir / "tok.json", t);
+  }
+  ripplekv::test::write_text(dir / "in.jsonl", "\"hello\"\n");
+  check_refused("tokenize --tokenizer " + d + "/tok.json --input " + d + "/in.jsonl",
+                "tok.json: at /added_tokens/0/special: type must be boolean, but is string");
+  ripplekv::test::write_text(dir / "empty.model", "");
+  check_refused("tokenize --tokenizer " + d + "/empty.model --input " + d + "/in.jsonl", "the tokenizer file is empty");
+
+  // Profiles: an array, a value of the wrong type, layers out of order, another version.
+  ripplekv::test::write_text(dir / "arr.json", "[{}]");
+  check_refused("allocate --profile " + d + "/arr.json --budget 64", "arr.json: expected a JSON object");
+  const std::string head = R"({"format": "ripplekv-sensitivity-profile", "version": 1, "model": {"num_layers": 2},
+    "calibration": {}, "settings": {}, "layers": )";
+  ripplekv::test::write_text(dir / "type.json", head + R"([{"layer": 0, "mean": "x"}, {"layer": 1, "mean": 1}]})");
+  check_refused("allocate --profile " + d + "/type.json --budget 64", "at /layers/0/mean: type must be number");
+  ripplekv::test::write_text(dir / "order.json", head + R"([{"layer": 1, "mean": 1}, {"layer": 0, "mean": 1}]})");
+  check_refused("allocate --profile " + d + "/order.json --budget 64", "layers[0] has \"layer\": 1");
+  no_library_text("allocate --profile " + d + "/type.json --budget 64");
+
+  // Output paths of the wrong kind, before any work.
+  ripplekv::test::write_text(dir / "afile", "");
+  check_refused("longbench " + model + " --data " + shared_data("longbench/mini") + " --tasks samsum --out " + d +
+                    "/afile",
+                "--out " + d + "/afile: is a file, not a folder");
+  check_refused("table --runs " + d + " --out " + d + "/afile", "is a file, not a folder");
+  check_refused("profile " + model + " --calibration " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --max-tokens 64 --kl-positions 8 --out " + d,
+                "is a folder; give a file path");
+  check_refused("profile " + model + " --calibration " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --max-tokens 64 --kl-positions 8 --out /dev/null",
+                "is not a regular file");
+
+  // Multipliers: a sum that overflows (used to hang), binary bytes (used to print them raw).
+  ripplekv::test::write_text(dir / "big.json", "[1e308, 1e308, 1]");
+  check_refused("generate " + model + " --prompt hi --selector snapkv --budget 40 --method-opt window=4 "
+                "--allocator profile --method-opt file=" + d + "/big.json",
+                "their sum overflows");
+  // One huge multiplier among small ones: scaled, not overflowed (this one used to hang).
+  ripplekv::test::write_text(dir / "huge.json", "[1e308, 1, 1, 1, 1]");
+  {
+    const auto r = run_ripplekv("generate " + model + " --prompt 'Once upon a time there was a little girl who liked "
+                                "to play in the park with her friends' --max-new-tokens 2 --selector snapkv --budget 8 "
+                                "--method-opt window=4 --allocator profile --method-opt file=" + d + "/huge.json");
+    INFO(r.output);
+    CHECK(r.status == 0);
+  }
+  check_refused("profile " + model + " --calibration " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --max-tokens 64 --kl-positions 64 --positions context --out " + d + "/pc.json",
+                "--max-tokens 64 leaves none");
+  ripplekv::test::write_text(dir / "bin.txt", std::string("\x01\x02\x00\x7f", 4));
+  check_refused("generate " + model + " --prompt hi --selector snapkv --budget 40 --method-opt window=4 "
+                "--allocator profile --method-opt file=" + d + "/bin.txt",
+                "bin.txt:1: \"\\u0001\\u0002\\u0000\\u007f\" is not a number");
+
+  // Values that used to be read in part or ignored.
+  check_refused("generate " + model + " --prompt hi --selector snapkv --allocator ripple --budget 16 --ratio nan",
+                "--ratio nan: the RippleKV ratio must be >= 1");
+  check_refused("generate " + model + " --prompt hi --allocator nonsense", "--allocator nonsense: unknown");
+  check_refused("fidelity " + model + " --texts " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --methods snapkv --budgets 16abc",
+                "--budgets: \"16abc\" is not a budget");
+  check_refused("fidelity " + model + " --texts " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --methods snapkv --budgets 16 --max-texts 0",
+                "--max-texts 0: must be >= 1");
+  check_refused("fidelity " + model + " --texts " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --methods snapkv,,h2o --budgets 16",
+                "an empty item in the method list");
+  check_refused("fidelity " + model + " --texts " + shared_data("longbench/raw/multi_news.jsonl") +
+                    " --methods snapkv@window=4,window=5 --budgets 16",
+                "option window given twice");
+  check_refused("longbench " + model + " --data " + shared_data("longbench/mini") + " --tasks samsum,,lcc --out " + d +
+                    "/lb",
+                "an empty item in the list");
+  ripplekv::test::write_text(dir / "ok.json", head + R"([{"layer": 0, "mean": 1}, {"layer": 1, "mean": 2}]})");
+  check_refused("allocate --profile " + d + "/ok.json --budget 64 --ratio 2abc", "\"2abc\" is not a number");
+  check_refused("allocate --profile " + d + "/ok.json --budget 4611686018427387904", "must be between 1 and 2^40");
+  check_refused("table --runs " + d + " --out " + d + "/t --published-model x", "--published-model needs --published");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A damaged cached profile is measured again, not a fatal error", "[cli][bad-input]") {
+  const auto dir = ripplekv::test::scratch_dir("cli_errors", "profile_cache");
+  const std::string args = "generate --model " + shared_data("stories260K/stories260K.bin") +
+                           " --threads 1 --prompt 'Once upon a time there was a little girl who liked to play in the "
+                           "park with her friends every day' --max-new-tokens 2 --selector snapkv --allocator ripple "
+                           "--budget 8 --method-opt window=4 --method-opt calibration=" +
+                           shared_data("longbench/raw/multi_news.jsonl") +
+                           " --method-opt calibration_samples=1 --method-opt calibration_max_tokens=32 "
+                           "--method-opt kl_positions=4 --method-opt profile_cache=" + dir.string();
+  auto r = run_ripplekv(args);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  std::vector<fs::path> cached;
+  for (const auto& e : fs::directory_iterator(dir)) cached.push_back(e.path());
+  REQUIRE(cached.size() == 1);
+  ripplekv::test::write_text(cached[0], "[1]");
+  r = run_ripplekv(args);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("is damaged") != std::string::npos);
+  CHECK(ripplekv::test::read_text(cached[0]).find("ripplekv-sensitivity-profile") != std::string::npos);
+  fs::remove_all(dir);
+}
