@@ -2,6 +2,9 @@
 list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/budget_math.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/policy_options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/option_schema.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compress/policy_catalog.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ripple/ripple_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/budget_mapper.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/sensitivity_profile.cpp

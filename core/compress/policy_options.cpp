@@ -16,51 +16,65 @@ namespace {
 }
 }  // namespace
 
-int64_t PolicyOptions::get_int(const std::string& key, int64_t fallback, const std::string& policy) {
+void PolicyOptions::declare(const std::string& policy, const std::vector<OptionSpec>& options) {
+  for (const auto& o : options) declared_.emplace(o.name, Declared{policy, o});  // the first declaration wins
+}
+
+const PolicyOptions::Declared& PolicyOptions::declared(const std::string& key, OptionKind kind) const {
+  const auto it = declared_.find(key);
+  if (it == declared_.end()) {
+    throw std::logic_error(fmt::format("a policy reads option {}, which its catalog row does not declare", key));
+  }
+  const auto have = it->second.spec.kind;
+  const bool text = kind == OptionKind::kText && (have == OptionKind::kText || have == OptionKind::kChoice);
+  if (have != kind && !text) {
+    throw std::logic_error(fmt::format("{}: option {} is read with another type than its declaration", it->second.policy, key));
+  }
+  return it->second;
+}
+
+int64_t PolicyOptions::get_int(const std::string& key) {
+  const auto& d = declared(key, OptionKind::kInt);
   read_.insert(key);
   auto it = values_.find(key);
-  if (it == values_.end()) {
-    resolved_[key] = std::to_string(fallback);
-    return fallback;
-  }
+  const std::string text = it == values_.end() ? d.spec.default_value : it->second;
   size_t pos = 0;
   int64_t v = 0;
   try {
-    v = std::stoll(it->second, &pos);
+    v = std::stoll(text, &pos);
   } catch (const std::exception&) {
-    bad_value(policy, key, it->second, "an integer");
+    bad_value(d.policy, key, text, "an integer");
   }
-  if (pos != it->second.size()) bad_value(policy, key, it->second, "an integer");
-  resolved_[key] = it->second;
+  if (pos != text.size()) bad_value(d.policy, key, text, "an integer");
+  resolved_[key] = text;
   return v;
 }
 
-double PolicyOptions::get_double(const std::string& key, double fallback, const std::string& policy) {
+double PolicyOptions::get_double(const std::string& key) {
+  const auto& d = declared(key, OptionKind::kNumber);
   read_.insert(key);
   auto it = values_.find(key);
-  if (it == values_.end()) {
-    resolved_[key] = fmt::format("{}", fallback);
-    return fallback;
-  }
+  const std::string text = it == values_.end() ? d.spec.default_value : it->second;
   size_t pos = 0;
   double v = 0;
   try {
-    v = std::stod(it->second, &pos);
+    v = std::stod(text, &pos);
   } catch (const std::exception&) {
-    bad_value(policy, key, it->second, "a number");
+    bad_value(d.policy, key, text, "a number");
   }
-  if (pos != it->second.size()) bad_value(policy, key, it->second, "a number");
-  resolved_[key] = it->second;
+  if (pos != text.size()) bad_value(d.policy, key, text, "a number");
+  resolved_[key] = text;
   return v;
 }
 
-std::string PolicyOptions::get_string(const std::string& key, const std::string& fallback, const std::string& policy,
-                                      const std::vector<std::string>& choices) {
+std::string PolicyOptions::get_string(const std::string& key) {
+  const auto& d = declared(key, OptionKind::kText);
   read_.insert(key);
   auto it = values_.find(key);
-  const std::string v = it == values_.end() ? fallback : it->second;
+  const std::string v = it == values_.end() ? d.spec.default_value : it->second;
+  const auto& choices = d.spec.choices;
   if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end()) {
-    bad_value(policy, key, v, fmt::format("one of {}", fmt::join(choices, ", ")));
+    bad_value(d.policy, key, v, fmt::format("one of {}", fmt::join(choices, ", ")));
   }
   resolved_[key] = v;
   return v;

@@ -1,6 +1,8 @@
 // Options of one compression method (selector + allocator), key -> value strings, read by
-// the policies themselves. Each read declares the key (with its default and help) so that
-// unknown keys can be reported with the valid ones. Torch-free.
+// the policies themselves. The registry declares each policy's options (its catalog row:
+// type, default, help; core/compress/policy_catalog.h) before the policy is made, so that a
+// policy reads a key by name only and defaults live in one place; unknown keys are reported
+// with the valid ones. Torch-free.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compress/option_schema.h"
 #include "models/config/model_identity.h"
 
 namespace ripplekv {
@@ -28,10 +31,15 @@ class PolicyOptions {
   // run itself will make (an on-the-fly ripple profile) does not exist yet and is not asked for.
   bool validate_only = false;
 
-  int64_t get_int(const std::string& key, int64_t fallback, const std::string& policy);
-  double get_double(const std::string& key, double fallback, const std::string& policy);
-  std::string get_string(const std::string& key, const std::string& fallback, const std::string& policy,
-                         const std::vector<std::string>& choices = {});
+  // The options `policy` reads (done by make_selector / make_allocator from its catalog row).
+  void declare(const std::string& policy, const std::vector<OptionSpec>& options);
+
+  // The value given, else the declared default; a value of the wrong type (or not among a
+  // choice's values) is std::invalid_argument naming policy, key and value. Reading a key the
+  // policy did not declare is a std::logic_error (a bug).
+  int64_t get_int(const std::string& key);
+  double get_double(const std::string& key);
+  std::string get_string(const std::string& key);
   bool has(const std::string& key) const { return values_.count(key) > 0; }
 
   // Throws std::invalid_argument naming unread keys and listing the keys the policies read.
@@ -41,6 +49,12 @@ class PolicyOptions {
   const std::map<std::string, std::string>& resolved_map() const { return resolved_; }
 
  private:
+  struct Declared {
+    std::string policy;
+    OptionSpec spec;
+  };
+  const Declared& declared(const std::string& key, OptionKind kind) const;
+  std::map<std::string, Declared> declared_;
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> resolved_;
   std::set<std::string> read_;

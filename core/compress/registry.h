@@ -1,5 +1,7 @@
-// The one table mapping policy names to factories. An unknown name is an error listing the
-// valid names.
+// The one table mapping policy names to factories. Each row is a policy of the catalog
+// (core/compress/policy_catalog.h: summary, reference, option schema) with its factory; the
+// factory's PolicyOptions come with that row's options declared. An unknown name is an error
+// listing the valid names.
 #pragma once
 
 #include <functional>
@@ -8,19 +10,18 @@
 #include <vector>
 
 #include "core/compress/layer_budget_allocator.h"
+#include "core/compress/policy_catalog.h"
 #include "core/compress/policy_options.h"
 #include "core/compress/token_selector.h"
 
 namespace ripplekv {
 
 struct SelectorEntry {
-  const char* name;
-  const char* summary;
+  const PolicyInfo* info;  // its catalog row
   std::function<std::unique_ptr<TokenSelector>(PolicyOptions&)> make;
 };
 struct AllocatorEntry {
-  const char* name;
-  const char* summary;
+  const PolicyInfo* info;
   std::function<std::unique_ptr<LayerBudgetAllocator>(PolicyOptions&)> make;
 };
 

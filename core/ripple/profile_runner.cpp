@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "core/ripple/calibration.h"
+#include "core/ripple/ripple_options.h"
 
 namespace ripplekv {
 
@@ -89,11 +90,11 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
       throw std::invalid_argument(fmt::format("ripple: {}={} is not an integer", key, v));
     }
   };
-  r.samples = to_int("calibration_samples", take("calibration_samples", "16"));
-  r.max_tokens = to_int("calibration_max_tokens", take("calibration_max_tokens", "1024"));
-  r.profiler.kl_positions = to_int("kl_positions", take("kl_positions", "32"));
-  r.profiler.draws = to_int("draws", take("draws", "1"));
-  const std::string eps = take("eps", "0.1");
+  r.samples = to_int("calibration_samples", take("calibration_samples", ripple_option_default("calibration_samples")));
+  r.max_tokens = to_int("calibration_max_tokens", take("calibration_max_tokens", ripple_option_default("calibration_max_tokens")));
+  r.profiler.kl_positions = to_int("kl_positions", take("kl_positions", ripple_option_default("kl_positions")));
+  r.profiler.draws = to_int("draws", take("draws", ripple_option_default("draws")));
+  const std::string eps = take("eps", ripple_option_default("eps"));
   try {
     std::size_t used = 0;
     r.profiler.noise.eps = std::stod(eps, &used);

@@ -18,10 +18,10 @@ namespace {
 class RippleAllocator final : public LayerBudgetAllocator {
  public:
   explicit RippleAllocator(PolicyOptions& o) {
-    path_ = o.get_string("profile", "", "ripple");
-    opts_.ratio = o.get_double("ratio", 4.0, "ripple");
-    opts_.normalization = parse_normalization(o.get_string("normalize", "minmax", "ripple", {"minmax", "rank"}));
-    const auto stat = o.get_string("score", "mean", "ripple", {"mean", "p50", "p90", "max"});
+    path_ = o.get_string("profile");
+    opts_.ratio = o.get_double("ratio");
+    opts_.normalization = parse_normalization(o.get_string("normalize"));
+    const auto stat = o.get_string("score");
     if (!(opts_.ratio >= 1.0)) {
       throw std::invalid_argument(fmt::format("ripple: ratio={} must be >= 1 (1 = uniform budgets)", opts_.ratio));
     }

@@ -9,10 +9,11 @@ add_executable(ripplekv
   ${CMAKE_CURRENT_LIST_DIR}/allocate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fidelity_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenize_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/methods_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/method_grid.cpp
 )
 if(RIPPLEKV_WITH_EVAL)  # the LongBench commands need eval/
   target_sources(ripplekv PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/method_grid.cpp
     ${CMAKE_CURRENT_LIST_DIR}/longbench_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ruler_command.cpp
     ${CMAKE_CURRENT_LIST_DIR}/needle_command.cpp

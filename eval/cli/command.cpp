@@ -6,6 +6,7 @@
 
 #include <ATen/Parallel.h>
 #include "core/compress/policy_options.h"
+#include "core/compress/policy_catalog.h"
 #include "core/compress/registry.h"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -135,7 +136,8 @@ void add_method_options(po::options_description& desc, MethodArgs& a) {
       "budget", po::value<int64_t>(&a.budget)->default_value(0),
       "average cached prompt tokens per layer, observation window included (total = layers x budget)")(
       "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
-      "policy option key=value, repeatable (e.g. window=32 kernel=7 pooling=max gqa=mean beta=20 sinks=4)")(
+      "policy option key=value, repeatable (e.g. window=32 kernel=7); `ripplekv methods` lists every policy's "
+      "options with their defaults")(
       "ratio", po::value<double>(&a.ratio)->notifier([&a](double) { a.ratio_given = true; }), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 4)");
 }
 
@@ -160,7 +162,7 @@ CompressionSpec to_spec(const MethodArgs& a) {
       throw UsageError(fmt::format("--ratio {} and --method-opt ratio={} both given; give one", a.ratio,
                                    spec.options["ratio"]));
     }
-    if (spec.allocator != "ripple") {
+    if (!allocator_declares(spec.allocator, "ratio")) {
       throw UsageError(fmt::format("--ratio is an option of the ripple allocator, not of --allocator {}", spec.allocator));
     }
     spec.options["ratio"] = fmt::format("{}", a.ratio);

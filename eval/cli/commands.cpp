@@ -8,6 +8,7 @@ int run_profile(const std::vector<std::string>& args);
 int run_allocate(const std::vector<std::string>& args);
 int run_fidelity_command(const std::vector<std::string>& args);
 int run_tokenize(const std::vector<std::string>& args);
+int run_methods(const std::vector<std::string>& args);
 #if RIPPLEKV_WITH_EVAL
 int run_longbench(const std::vector<std::string>& args);
 int run_longbench_score(const std::vector<std::string>& args);
@@ -25,6 +26,8 @@ const std::vector<Command>& commands() {
       {"allocate", "RippleKV: per-layer budgets from a profile for one or more ratios", run_allocate},
       {"fidelity", "KL and top-1 agreement of compressed vs full cache, methods x budgets", run_fidelity_command},
       {"tokenize", "token ids of each line of a JSON-lines file (one JSON line out per line in)", run_tokenize},
+      {"methods", "the compression methods: selectors, allocators and presets, with every option's default and help",
+       run_methods},
 #if RIPPLEKV_WITH_EVAL
       {"longbench", "LongBench predictions with a KV-cache method, resumable and shardable, then scores",
        run_longbench},

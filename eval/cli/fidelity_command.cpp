@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compress/policy_catalog.h"
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
 #include "eval/progress_bar.h"
@@ -103,7 +104,7 @@ int run_fidelity_command(const std::vector<std::string>& args) {
     texts.emplace_back(ids.begin(), ids.end());
   }
   auto resolve = [&](CompressionSpec spec) {
-    if (spec.allocator == "ripple" && !spec.options.count("profile") && !spec.options.count("calibration")) {
+    if (allocator_is_model_bound(spec.allocator) && !spec.options.count("profile") && !spec.options.count("calibration")) {
       if (!profile.empty()) spec.options["profile"] = profile;
       else if (!calibration.empty()) spec.options["calibration"] = calibration;
     }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/compress/method_presets.h"
+#include "core/compress/policy_catalog.h"
 #include "core/ripple/profile_runner.h"
 #include "eval/list_option.h"
 #include "eval/run_config.h"
@@ -105,7 +106,7 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
 void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
                     const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model) {
   for (auto& p : plan) {
-    if (p.spec.allocator == "ripple") {
+    if (allocator_is_model_bound(p.spec.allocator)) {
       // The profile must match these weights; without profile= it is measured (and cached) now.
       if (!model) model = load_model(model_path, load);
       p.spec = resolve_ripple_profile(p.spec, *model, tokenizer, model_path);

@@ -18,6 +18,7 @@
 #include "eval/cli/command.h"
 #include "eval/run_lock.h"
 #include "core/compress/method_presets.h"
+#include "core/compress/policy_catalog.h"
 #include "core/ripple/profile_runner.h"
 #include "eval/experiments/run_kinds.h"
 #include "eval/experiments/sweep_grid.h"
@@ -69,7 +70,8 @@ void write_json_atomically(const fs::path& path, const nlohmann::ordered_json& j
 // cached under <out>/profiles: one profile per model and calibration setting, shared by every
 // run of the sweep that asks for it.
 ResolvedMethod with_profile_cache(ResolvedMethod m, const fs::path& root) {
-  if (m.allocator == "ripple" && !m.options.count("profile") && !m.options.count("profile_cache")) {
+  if (allocator_declares(m.allocator, "profile_cache") && !m.options.count("profile") &&
+      !m.options.count("profile_cache")) {
     m.options["profile_cache"] = (root / "profiles").string();
   }
   return m;

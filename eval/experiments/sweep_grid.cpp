@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "eval/experiments/run_kinds.h"
+#include "core/compress/policy_catalog.h"
 #include "core/ripple/calibration.h"
 
 namespace ripplekv::experiments {
@@ -18,25 +19,12 @@ namespace {
 constexpr int kMaxIncludeDepth = 8;
 constexpr const char* kMethodSection = "method.";
 
-// Policy options whose type the sweep knows, so that a wrong value fails before any run; the
-// policies check every option again (and reject unknown ones) when a run starts.
-const std::vector<std::pair<const char*, OptionType>>& typed_policy_options() {
-  static const std::vector<std::pair<const char*, OptionType>> table = {
-      {"ratio", OptionType::kNumber},  {"eps", OptionType::kNumber},   {"gamma", OptionType::kNumber},
-      {"tau1", OptionType::kNumber},   {"tau2", OptionType::kNumber},  {"p", OptionType::kNumber},
-      {"beta", OptionType::kInt},      {"window", OptionType::kInt},   {"kernel", OptionType::kInt},
-      {"sinks", OptionType::kInt},     {"seed", OptionType::kInt},     {"cake_window", OptionType::kInt},
-      {"exact_total", OptionType::kInt}, {"calibration_samples", OptionType::kInt},
-      {"calibration_max_tokens", OptionType::kInt}, {"kl_positions", OptionType::kInt},
-      {"draws", OptionType::kInt},
-  };
-  return table;
-}
-
+// The type of a policy option, from the policy catalog (the policies check every option
+// again, and reject unknown ones, when a run starts).
 OptionType policy_option_type(const std::string& key) {
-  for (const auto& [k, t] : typed_policy_options()) {
-    if (key == k) return t;
-  }
+  const OptionSpec* spec = find_policy_option(key);
+  if (spec && spec->kind == OptionKind::kInt) return OptionType::kInt;
+  if (spec && spec->kind == OptionKind::kNumber) return OptionType::kNumber;
   return OptionType::kString;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/compress/allocators/allocators.h"
 #include "core/compress/budget_math.h"
+#include "core/compress/registry.h"
 
 using namespace ripplekv;
 
@@ -70,8 +71,8 @@ TEST_CASE("PyramidKV schedule equals KVCache-Factory's formula; allocations are 
     return out;
   };
   PolicyOptions none({});
-  auto pyramid = make_pyramid_allocator(none);
-  auto uniform = make_uniform_allocator(none);
+  auto pyramid = make_allocator("pyramid", none);
+  auto uniform = make_allocator("uniform", none);
   for (int64_t L : {2, 5, 16, 32}) {
     for (int64_t B : {40, 64, 128, 512}) {
       for (int64_t W : {8, 32}) {

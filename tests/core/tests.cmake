@@ -3,4 +3,6 @@ ripplekv_add_test(test_core SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_compression.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_compression_reference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_ripple.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_policy_catalog.cpp
 )
+target_compile_definitions(test_core PRIVATE RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

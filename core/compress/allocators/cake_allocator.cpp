@@ -47,10 +47,10 @@ namespace {
 class CakeAllocator final : public LayerBudgetAllocator {
  public:
   explicit CakeAllocator(PolicyOptions& o)
-      : tau1_(o.get_double("tau1", 1.0, "cake")),
-        tau2_(o.get_double("tau2", 1.0, "cake")),
-        window_(o.get_int("cake_window", 0, "cake")),
-        exact_(o.get_int("exact_total", 1, "cake") != 0) {
+      : tau1_(o.get_double("tau1")),
+        tau2_(o.get_double("tau2")),
+        window_(o.get_int("cake_window")),
+        exact_(o.get_int("exact_total") != 0) {
     if (!(tau1_ > 0) || !(tau2_ > 0)) throw std::invalid_argument("cake: tau1 and tau2 must be > 0");
   }
   std::string name() const override { return "cake"; }

@@ -75,7 +75,7 @@ std::vector<double> read_multipliers(const std::string& path) {
 
 class ProfileAllocator final : public LayerBudgetAllocator {
  public:
-  explicit ProfileAllocator(PolicyOptions& o) : path_(o.get_string("file", "", "profile")) {
+  explicit ProfileAllocator(PolicyOptions& o) : path_(o.get_string("file")) {
     if (path_.empty()) throw std::invalid_argument("profile: give the multipliers file with file=PATH");
     multipliers_ = read_multipliers(path_);
   }

@@ -35,7 +35,7 @@ namespace {
 class PyramidAllocator final : public LayerBudgetAllocator {
  public:
   explicit PyramidAllocator(PolicyOptions& o)
-      : beta_(o.get_int("beta", 20, "pyramid")), exact_(o.get_int("exact_total", 1, "pyramid") != 0) {
+      : beta_(o.get_int("beta")), exact_(o.get_int("exact_total") != 0) {
     if (beta_ < 1) throw std::invalid_argument(fmt::format("pyramid: beta={} must be >= 1", beta_));
   }
   std::string name() const override { return "pyramid"; }

@@ -55,7 +55,7 @@ namespace {
 class SqueezeAllocator final : public LayerBudgetAllocator {
  public:
   explicit SqueezeAllocator(PolicyOptions& o)
-      : p_(o.get_double("p", 0.3, "squeeze")), exact_(o.get_int("exact_total", 1, "squeeze") != 0) {
+      : p_(o.get_double("p")), exact_(o.get_int("exact_total") != 0) {
     if (!(p_ > 0) || p_ > 1) throw std::invalid_argument(fmt::format("squeeze: p={} must be in (0, 1]", p_));
   }
   std::string name() const override { return "squeeze"; }

@@ -12,9 +12,9 @@ namespace {
 class CakeSelector final : public TokenSelector {
  public:
   explicit CakeSelector(PolicyOptions& o)
-      : window_(o.get_int("window", 32, "cake")),
-        kernel_(o.get_int("kernel", 5, "cake")),
-        gamma_(o.get_double("gamma", 200.0, "cake")) {
+      : window_(o.get_int("window")),
+        kernel_(o.get_int("kernel")),
+        gamma_(o.get_double("gamma")) {
     if (window_ < 1) throw std::invalid_argument(fmt::format("cake: window={} must be >= 1", window_));
     if (!(gamma_ >= 0)) {
       throw std::invalid_argument(fmt::format("cake: gamma={} must be >= 0 (it weighs the attention variance)", gamma_));

@@ -12,7 +12,7 @@ namespace {
 class H2oSelector final : public TokenSelector {
  public:
   explicit H2oSelector(PolicyOptions& o)
-      : window_(o.get_int("window", 32, "h2o")), gqa_(o.get_string("gqa", "mean", "h2o", {"mean", "max", "sum"})) {
+      : window_(o.get_int("window")), gqa_(o.get_string("gqa")) {
     if (window_ < 0) throw std::invalid_argument(fmt::format("h2o: window={} must be >= 0", window_));
   }
   std::string name() const override { return "h2o"; }

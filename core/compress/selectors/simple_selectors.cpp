@@ -24,7 +24,7 @@ class FullSelector final : public TokenSelector {
 
 class StreamingLlmSelector final : public TokenSelector {
  public:
-  explicit StreamingLlmSelector(PolicyOptions& o) : sinks_(o.get_int("sinks", 4, "streamingllm")) {
+  explicit StreamingLlmSelector(PolicyOptions& o) : sinks_(o.get_int("sinks")) {
     if (sinks_ < 0) throw std::invalid_argument(fmt::format("streamingllm: sinks={} must be >= 0", sinks_));
   }
   std::string name() const override { return "streamingllm"; }
@@ -42,9 +42,9 @@ class StreamingLlmSelector final : public TokenSelector {
 class RandomSelector final : public TokenSelector {
  public:
   explicit RandomSelector(PolicyOptions& o)
-      : seed_(o.get_int("seed", 0, "random")),
-        sinks_(o.get_int("sinks", 0, "random")),
-        window_(o.get_int("window", 0, "random")) {
+      : seed_(o.get_int("seed")),
+        sinks_(o.get_int("sinks")),
+        window_(o.get_int("window")) {
     if (sinks_ < 0 || window_ < 0) throw std::invalid_argument("random: sinks and window must be >= 0");
   }
   std::string name() const override { return "random"; }
@@ -63,7 +63,7 @@ class RandomSelector final : public TokenSelector {
 class KnormSelector final : public TokenSelector {
  public:
   explicit KnormSelector(PolicyOptions& o)
-      : sinks_(o.get_int("sinks", 0, "knorm")), window_(o.get_int("window", 0, "knorm")) {
+      : sinks_(o.get_int("sinks")), window_(o.get_int("window")) {
     if (sinks_ < 0 || window_ < 0) throw std::invalid_argument("knorm: sinks and window must be >= 0");
   }
   std::string name() const override { return "knorm"; }

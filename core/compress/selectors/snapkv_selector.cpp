@@ -15,10 +15,10 @@ namespace {
 class SnapKvSelector final : public TokenSelector {
  public:
   explicit SnapKvSelector(PolicyOptions& o) {
-    window_ = o.get_int("window", 32, "snapkv");
-    kernel_ = o.get_int("kernel", 7, "snapkv");
-    pooling_ = o.get_string("pooling", "max", "snapkv", {"max", "avg", "none"});
-    gqa_ = o.get_string("gqa", "mean", "snapkv", {"mean", "max", "sum", "none"});
+    window_ = o.get_int("window");
+    kernel_ = o.get_int("kernel");
+    pooling_ = o.get_string("pooling");
+    gqa_ = o.get_string("gqa");
     if (window_ < 1) throw std::invalid_argument(fmt::format("snapkv: window={} must be >= 1", window_));
     if (kernel_ < 1 || kernel_ % 2 == 0) {
       throw std::invalid_argument(fmt::format("snapkv: kernel={} must be a positive odd number", kernel_));

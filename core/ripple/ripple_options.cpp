@@ -1,0 +1,33 @@
+#include "core/ripple/ripple_options.h"
+
+#include <stdexcept>
+
+namespace ripplekv {
+
+const std::vector<OptionSpec>& ripple_option_specs() {
+  static const std::vector<OptionSpec> specs = {
+      {"profile", OptionKind::kText, "", "the sensitivity profile (JSON from `ripplekv profile`)"},
+      {"ratio", OptionKind::kNumber, "4", "r >= 1: the largest over the smallest layer multiplier (1 = uniform)"},
+      {"normalize", OptionKind::kChoice, "minmax", "how the per-layer scores are normalised before the mapping",
+       {"minmax", "rank"}},
+      {"score", OptionKind::kChoice, "mean", "which per-layer statistic of the KL is the sensitivity",
+       {"mean", "p50", "p90", "max"}},
+      {"calibration", OptionKind::kText, "", "without profile=: profile on the fly on this text file"},
+      {"calibration_samples", OptionKind::kInt, "16", "on the fly: the first N texts"},
+      {"calibration_max_tokens", OptionKind::kInt, "1024", "on the fly: each text cut to its first N tokens"},
+      {"kl_positions", OptionKind::kInt, "32", "on the fly: KL measured at the last K positions"},
+      {"draws", OptionKind::kInt, "1", "on the fly: noise draws per layer"},
+      {"eps", OptionKind::kNumber, "0.1", "on the fly: the noise scale relative to each value vector's norm"},
+      {"profile_cache", OptionKind::kText, "", "on the fly: cache folder (default ~/.cache/ripplekv/profiles)"},
+  };
+  return specs;
+}
+
+const std::string& ripple_option_default(const std::string& key) {
+  for (const auto& s : ripple_option_specs()) {
+    if (s.name == key) return s.default_value;
+  }
+  throw std::logic_error("ripple: no option " + key + " is declared");
+}
+
+}  // namespace ripplekv
