@@ -1,0 +1,172 @@
+// The attention paths of models/ops against a naive loop written from the definition, and the
+// scoping rules of models/hooks. The model's parity with HF covers these paths end to end;
+// here each one is pinned down alone, including the cases a compressed cache creates (keys
+// that are not a prefix: gaps, per-head positions) and GQA.
+#include "catch_torch.h"
+
+#include <cmath>
+#include <vector>
+
+#include "models/hooks/hooks.h"
+#include "models/ops/ops.h"
+
+using namespace ripplekv;
+using namespace ripplekv::ops;
+
+namespace {
+
+// Attention probabilities of query i of head h over keys, from the definition, in double:
+// query i sees key j iff k_pos[b, h / group, j] <= q_pos[i].
+std::vector<double> naive_probs(const AttentionInputs& in, int64_t b, int64_t h, int64_t i) {
+  const auto q = in.q.to(at::kDouble), k = in.k.to(at::kDouble);
+  const int64_t group = in.q.size(1) / in.k.size(1), kvh = h / group, tk = in.k.size(2), d = in.q.size(3);
+  std::vector<double> s(static_cast<std::size_t>(tk), -INFINITY);
+  double mx = -INFINITY;
+  for (int64_t j = 0; j < tk; ++j) {
+    if (in.k_pos[b][kvh][j].item<int64_t>() > in.q_pos[i].item<int64_t>()) continue;
+    double dot = 0;
+    for (int64_t x = 0; x < d; ++x) dot += q[b][h][i][x].item<double>() * k[b][kvh][j][x].item<double>();
+    s[static_cast<std::size_t>(j)] = dot / std::sqrt(static_cast<double>(d));
+    mx = std::max(mx, s[static_cast<std::size_t>(j)]);
+  }
+  double z = 0;
+  for (auto& v : s) {
+    v = std::isinf(v) ? 0.0 : std::exp(v - mx);
+    z += v;
+  }
+  for (auto& v : s) v /= z;
+  return s;
+}
+
+at::Tensor naive_attention(const AttentionInputs& in) {
+  const auto v = in.v.to(at::kDouble);
+  const int64_t B = in.q.size(0), Hq = in.q.size(1), Tq = in.q.size(2), D = in.q.size(3);
+  const int64_t group = Hq / in.k.size(1);
+  auto out = at::zeros({B, Hq, Tq, D}, at::kDouble);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t h = 0; h < Hq; ++h) {
+      for (int64_t i = 0; i < Tq; ++i) {
+        const auto p = naive_probs(in, b, h, i);
+        for (int64_t j = 0; j < static_cast<int64_t>(p.size()); ++j) {
+          if (p[static_cast<std::size_t>(j)] == 0) continue;
+          out[b][h][i] += p[static_cast<std::size_t>(j)] * v[b][h / group][j];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+AttentionInputs random_inputs(int64_t B, int64_t Hq, int64_t Hkv, int64_t Tq, int64_t Tk, int64_t D) {
+  AttentionInputs in;
+  in.q = at::randn({B, Hq, Tq, D});
+  in.k = at::randn({B, Hkv, Tk, D});
+  in.v = at::randn({B, Hkv, Tk, D});
+  in.q_pos = at::arange(Tk - Tq, Tk, at::kLong);
+  in.k_pos = at::arange(Tk, at::kLong).view({1, 1, Tk}).expand({B, Hkv, Tk}).contiguous();
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("causal_attention equals the naive loop: prefill, decode, GQA, and compressed (non-prefix) keys",
+          "[ops][attention]") {
+  at::manual_seed(5);
+  SECTION("prefill and decode with the prefix fast path") {
+    for (int64_t tq : {9, 1}) {
+      const auto in = random_inputs(2, 4, 2, tq, 9, 8);
+      CHECK(at::allclose(causal_attention(in).to(at::kDouble), naive_attention(in), 1e-5, 1e-5));
+    }
+  }
+  SECTION("keys with gaps and different positions per KV head, as after compression") {
+    auto in = random_inputs(2, 6, 3, 3, 7, 8);
+    in.keys_are_prefix = false;
+    // Each (batch, KV head) kept different prompt positions; the 3 queries are positions 20..22.
+    in.q_pos = at::tensor(std::vector<int64_t>{20, 21, 22}, at::kLong);
+    in.k_pos = std::get<0>(at::randint(0, 20, {2, 3, 7}, at::kLong).sort(-1)).contiguous();
+    in.k_pos.select(2, 6).fill_(21);  // one key a query must not see (position 21 > 20)
+    CHECK(at::allclose(causal_attention(in).to(at::kDouble), naive_attention(in), 1e-5, 1e-5));
+  }
+}
+
+TEST_CASE("Window attention and chunked column sums equal the naive probabilities", "[ops][attention]") {
+  at::manual_seed(9);
+  auto in = random_inputs(1, 4, 2, 11, 11, 8);
+  const int64_t window = 4;
+  const auto probs = window_attention_probs(in, window);  // [B, Hq, W, Tk]
+  REQUIRE(probs.sizes() == at::IntArrayRef({1, 4, window, 11}));
+  auto expected_sums = at::zeros({1, 4, 11}, at::kDouble);
+  for (int64_t h = 0; h < 4; ++h) {
+    for (int64_t w = 0; w < window; ++w) {
+      const auto p = naive_probs(in, 0, h, 11 - window + w);
+      for (int64_t j = 0; j < 11; ++j) {
+        CHECK(probs[0][h][w][j].item<double>() == Approx(p[static_cast<std::size_t>(j)]).margin(1e-6));
+        expected_sums[0][h][j] += p[static_cast<std::size_t>(j)];
+      }
+    }
+  }
+  for (int64_t chunk : {1, 3, 256}) {
+    INFO("chunk " << chunk);
+    CHECK(at::allclose(attention_column_sums(in, window, chunk).to(at::kDouble), expected_sums, 1e-5, 1e-6));
+  }
+  // The whole prompt as the window (H2O): every column sum of a causal softmax adds up to Tq.
+  CHECK(attention_column_sums(in, 11, 4).sum().item<double>() == Approx(4 * 11.0).epsilon(1e-5));
+}
+
+TEST_CASE("HookRegistry: handles scope their hooks, windows are per observer, layers are matched", "[hooks]") {
+  HookRegistry hooks;
+  int calls = 0;
+  at::Tensor t = at::zeros({1});
+  const at::Tensor pos = at::zeros({1}, at::kLong);
+  const HookContext at_layer2{HookSite::Values, 2, Phase::Prefill, &pos};
+  {
+    auto h = hooks.add(HookSite::Values, 2, [&](const HookContext&, at::Tensor&) { ++calls; });
+    CHECK(hooks.wants(HookSite::Values, 2));
+    CHECK_FALSE(hooks.wants(HookSite::Values, 1));
+    CHECK_FALSE(hooks.wants(HookSite::Keys, 2));
+    hooks.run(at_layer2, t);
+    CHECK(calls == 1);
+    HookHandle moved = std::move(h);  // the hook lives as long as the handle it moved into
+    hooks.run(at_layer2, t);
+    CHECK(calls == 2);
+  }
+  CHECK(hooks.size() == 0);
+  CHECK_FALSE(hooks.wants(HookSite::Values, 2));
+  hooks.run(at_layer2, t);
+  CHECK(calls == 2);
+
+  // kAllLayers matches every layer; hooks run in the order they were added and may modify.
+  std::vector<int> order;
+  auto a = hooks.add(HookSite::LayerOutput, HookRegistry::kAllLayers, [&](const HookContext&, at::Tensor& x) {
+    order.push_back(1);
+    x.add_(1);
+  });
+  auto b = hooks.add(HookSite::LayerOutput, 5, [&](const HookContext&, at::Tensor& x) {
+    order.push_back(2);
+    x.mul_(3);
+  });
+  CHECK(hooks.wants(HookSite::LayerOutput, 0));
+  at::Tensor x = at::zeros({1});
+  hooks.run({HookSite::LayerOutput, 5, Phase::Decode, &pos}, x);
+  CHECK(order == std::vector<int>{1, 2});
+  CHECK(x.item<float>() == 3.0f);
+
+  // Several observers of one prefill ask for different windows; each sees its own.
+  auto w8 = hooks.add_window(HookSite::AttnWindow, 0, 8, [](const HookContext&, at::Tensor&) {});
+  auto w32 = hooks.add_window(HookSite::AttnWindow, 0, 32, [](const HookContext&, at::Tensor&) {});
+  auto w8b = hooks.add_window(HookSite::AttnWindow, 0, 8, [](const HookContext&, at::Tensor&) {});
+  CHECK(hooks.window(HookSite::AttnWindow, 0) == 32);
+  CHECK(hooks.windows(HookSite::AttnWindow, 0) == std::vector<int64_t>{8, 32});
+  CHECK(hooks.window(HookSite::AttnWindow, 1) == 0);
+  w32.remove();
+  CHECK(hooks.windows(HookSite::AttnWindow, 0) == std::vector<int64_t>{8});
+
+  // A handle may outlive its registry.
+  HookHandle survivor;
+  {
+    HookRegistry gone;
+    survivor = gone.add(HookSite::Keys, 0, [](const HookContext&, at::Tensor&) {});
+  }
+  survivor.remove();
+  SUCCEED("removing a hook of a destroyed registry is a no-op");
+}
