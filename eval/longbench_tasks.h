@@ -1,6 +1,6 @@
 // The LongBench v1 task table (THUDM/LongBench@2e00731f, config/dataset2prompt.json,
 // config/dataset2maxlen.json, eval.py, pred.py), shipped in the library so a run
-// needs no config files. tests/eval/test_longbench_tasks.cpp checks it against the
+// needs no config files. tests/eval/longbench/test_longbench_tasks.cpp checks it against the
 // official JSON in the shared data.
 #pragma once
 

@@ -5,7 +5,7 @@ Real Llama-3 / Qwen2 tokenizer.json files cannot be downloaded here, so this tra
 small byte-level BPE tokenizers with the Hugging Face `tokenizers` library, configured the
 way the real ones are (same Split regex, ByteLevel pre-tokenizer and decoder, Llama-3's
 ignore_merges, Qwen2's NFC normalizer, special tokens appended after the learned vocabulary),
-and records what `tokenizers` gives for a set of texts. tests/models/test_bpe_tokenizer.cpp
+and records what `tokenizers` gives for a set of texts. tests/models/tokenizer/test_bpe_tokenizer.cpp
 requires ripplekv's C++ tokenizer to give the same ids and decodes.
 
     /tmp/venvtest/bin/python scripts/make_bpe_fixtures.py [--data DIR] [--out DIR]

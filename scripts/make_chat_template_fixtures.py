@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference chat renderings for tests/eval/test_chat_template.cpp: each real model's own
+"""Reference chat renderings for tests/eval/longbench/test_chat_template.cpp: each real model's own
 chat_template (from the tokenizer_config.json that scripts/get_model.sh writes from the GGUF)
 rendered by transformers' apply_chat_template(messages, tokenize=False,
 add_generation_prompt=True) over several conversations, with and without a system message.

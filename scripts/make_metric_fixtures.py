@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/fixtures/metrics/metric_parity.jsonl: LongBench metric scores made
-with the official Python packages, for tests/eval/test_metric_parity.cpp.
+with the official Python packages, for tests/eval/longbench/test_metric_parity.cpp.
 
 Needs (pip, in a private venv; the file in the repo was made with CPython 3.11.7):
     rouge==1.0.1 six==1.17.0 fuzzywuzzy==0.18.0 python-Levenshtein==0.27.5

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference prompts for tests/eval/test_prompt_builder.cpp.
+"""Reference prompts for tests/eval/longbench/test_prompt_builder.cpp.
 
 * Truncation: the official LongBench pred.py steps (THUDM/LongBench@2e00731f, get_pred)
   transliterated with the Llama-2 sentencepiece model (what LlamaTokenizer wraps:

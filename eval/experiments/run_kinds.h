@@ -6,7 +6,7 @@
 // For each kind: the command options a sweep file may set, with their types (so that a wrong
 // value is an error naming file:line before anything runs), the options the sweep sets itself,
 // and what makes a run folder complete. The option names are the commands' own (`ripplekv
-// <kind> --help`); tests/core/test_sweep_cli.cpp checks that the lists match the help texts.
+// <kind> --help`); tests/eval/cli/test_sweep_cli.cpp checks that the lists match the help texts.
 // Torch-free.
 #pragma once
 

@@ -1,14 +1,14 @@
 # Tests of eval/: test_eval (LongBench tasks, data, metrics, scoring, RULER, needle) is torch-free; the rest need LibTorch.
 ripplekv_add_test(test_eval SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/test_python_text.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_tasks.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_data.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_metrics.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_metric_parity.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_longbench_score.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_chat_template.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_prompt_builder.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_run_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_python_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_longbench_tasks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_longbench_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_metric_parity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_longbench_score.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_chat_template.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_prompt_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/longbench/test_run_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/test_ruler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
 )

@@ -6,7 +6,7 @@
 
 #include "eval/chat_template.h"
 #include "eval/model_presets.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 

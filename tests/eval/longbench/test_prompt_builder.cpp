@@ -11,7 +11,7 @@
 
 #include "eval/longbench_data.h"
 #include "eval/prompt_builder.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 

@@ -13,7 +13,7 @@
 
 #include "eval/jsonl.h"
 #include "eval/metrics.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 

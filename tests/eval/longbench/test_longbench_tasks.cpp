@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/longbench_tasks.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 

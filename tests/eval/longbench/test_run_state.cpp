@@ -10,7 +10,7 @@
 #include "eval/progress_bar.h"
 #include "eval/run_config.h"
 #include "eval/run_state.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 namespace fs = std::filesystem;

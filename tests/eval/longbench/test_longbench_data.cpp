@@ -4,7 +4,7 @@
 
 #include "eval/longbench_data.h"
 #include "eval/longbench_predictions.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 

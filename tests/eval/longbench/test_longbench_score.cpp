@@ -8,7 +8,7 @@
 
 #include "eval/longbench_score.h"
 #include "eval/python_numeric.h"
-#include "eval_test_paths.h"
+#include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
 
