@@ -1,6 +1,5 @@
 #include "eval/cli/command.h"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -150,11 +149,9 @@ CompressionSpec to_spec(const MethodArgs& a) {
     auto [k, v] = parse_key_value(kv);
     if (!spec.options.emplace(k, v).second) throw UsageError(fmt::format("--method-opt {} given twice", k));
   }
-  {
-    const auto names = allocator_names();
-    if (std::find(names.begin(), names.end(), spec.allocator) == names.end()) {
-      throw UsageError(fmt::format("--allocator {}: unknown; valid allocators: {}", spec.allocator, fmt::join(names, ", ")));
-    }
+  if (!find_allocator_info(spec.allocator)) {
+    throw UsageError(fmt::format("--allocator {}: unknown; valid allocators: {}", spec.allocator,
+                                 fmt::join(allocator_names(), ", ")));
   }
   if (a.ratio_given) {
     if (!(a.ratio >= 1) || !std::isfinite(a.ratio)) throw UsageError(fmt::format("--ratio {}: the RippleKV ratio must be >= 1 (1 = uniform)", a.ratio));

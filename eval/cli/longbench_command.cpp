@@ -53,12 +53,6 @@ struct LongBenchArgs {
   bool save_prompts = false;
 };
 
-ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
-  if (fs::is_directory(path)) return parse_hf_config_file((fs::path(path) / "config.json").string());
-  loaded = load_model(path, lo);  // llama2.c files carry their config in the weights file
-  return loaded->config();
-}
-
 struct ResolvedLength {
   int64_t tokens = 0;
   std::string source;

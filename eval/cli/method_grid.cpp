@@ -103,6 +103,14 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
   return plan;
 }
 
+ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
+  if (std::filesystem::is_directory(path)) {
+    return parse_hf_config_file((std::filesystem::path(path) / "config.json").string());
+  }
+  loaded = load_model(path, lo);
+  return loaded->config();
+}
+
 void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
                     const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model) {
   for (auto& p : plan) {

@@ -39,6 +39,10 @@ std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& o
 // Adds --methods, --budgets to a command that also has add_method_options.
 void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets);
 
+// The model's config without loading its weights where the checkpoint allows (a Hugging Face
+// folder); a llama2.c file carries its config in the weights file, so it is loaded into `loaded`.
+ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded);
+
 // Throws UsageError for a grid mixed with single-method options, a method listed twice, a
 // budget that is not a positive integer, a grid method without budgets, --budgets without
 // --methods, or two variants sharing a folder.

@@ -70,13 +70,7 @@ int run_needle(const std::vector<std::string>& args) {
 
   const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
   std::unique_ptr<LlamaModel> model;
-  ModelConfig mc;
-  if (fs::is_directory(rt.model)) {
-    mc = parse_hf_config_file((fs::path(rt.model) / "config.json").string());
-  } else {
-    model = load_model(rt.model, lo);
-    mc = model->config();
-  }
+  const ModelConfig mc = peek_model_config(rt.model, lo, model);
   const int64_t context = context_tokens > 0 ? context_tokens : mc.max_position_embeddings;
   for (auto len : lengths) {
     if (len > context) {

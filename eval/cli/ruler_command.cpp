@@ -110,13 +110,7 @@ int run_ruler(const std::vector<std::string>& args) {
 
   const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
   std::unique_ptr<LlamaModel> model;
-  ModelConfig mc;
-  if (fs::is_directory(rt.model)) {
-    mc = parse_hf_config_file((fs::path(rt.model) / "config.json").string());
-  } else {
-    model = load_model(rt.model, lo);
-    mc = model->config();
-  }
+  const ModelConfig mc = peek_model_config(rt.model, lo, model);
   const std::string tok_path = find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(mc.vocab_size));
   const Tokenizer tok(tok_path);
   std::string template_why;
