@@ -14,6 +14,7 @@ list(APPEND RIPPLEKV_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/decoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/bpe_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/bpe_tokenizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/generation/decode_groups.cpp
 )
 list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops/ops.cpp

@@ -49,7 +49,7 @@ struct LongBenchArgs {
   int64_t context_tokens = 0;
   std::string on_bad_line = "stop";
   bool longbench_e = false;
-  std::string methods, budgets;
+  std::string methods, budgets, decode;
   bool save_prompts = false;
 };
 
@@ -120,10 +120,11 @@ int run_longbench(const std::vector<std::string>& args) {
       ("e", po::bool_switch(&a.longbench_e), "LongBench-E: read <task>_e.jsonl, score per length bucket")
       ("save-prompts", po::bool_switch(&a.save_prompts),
        "write each sample's exact prompt text and token counts to <out>/prompts/<task>.jsonl");
-  add_method_grid_options(desc, a.methods, a.budgets);
+  add_method_grid_options(desc, a.methods, a.budgets, a.decode);
   po::variables_map vm;
   if (!parse_options("longbench", args, desc, vm)) return 0;
   require_out_folder(a.out);
+  const bool batch_decode = parse_decode_mode(a.decode);
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
     throw UsageError(fmt::format("--on-bad-line \"{}\": choose skip or stop", a.on_bad_line));
   }
@@ -205,6 +206,7 @@ int run_longbench(const std::vector<std::string>& args) {
                            shard.is_whole() ? "" : fmt::format(" | shard {}/{}", shard.index, shard.count));
 
   EngineOptions engine;
+  engine.batch_decode = batch_decode;
   engine.shard = shard;
   if (a.save_prompts) engine.prompts_dir = out / "prompts";
   for (const auto& d : data) {

@@ -51,13 +51,24 @@ std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& o
   return out;
 }
 
-void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets) {
+void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets,
+                             std::string& decode) {
   desc.add_options()
       ("methods", po::value<std::string>(&methods)->default_value(""),
        "a grid in one call, each sample prefilled once for all: comma-separated methods (presets full snapkv "
        "pyramidkv streamingllm h2o cake squeeze ripple random knorm, or selector:allocator[@key=value,...]); "
        "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
-      ("budgets", po::value<std::string>(&budgets)->default_value(""), "with --methods: comma-separated budgets");
+      ("budgets", po::value<std::string>(&budgets)->default_value(""), "with --methods: comma-separated budgets")
+      ("decode", po::value<std::string>(&decode)->default_value("batched"),
+       "batched: a sample's variants decode together, grouped by cache length (fast); sequential: one after "
+       "another, byte for byte what single-method runs write (batched bfloat16 arithmetic rounds differently, so "
+       "a prediction can differ after a near-tie)");
+}
+
+bool parse_decode_mode(const std::string& decode) {
+  if (decode == "batched") return true;
+  if (decode == "sequential") return false;
+  throw UsageError(fmt::format("--decode: \"{}\" is neither batched nor sequential", decode));
 }
 
 std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::string& methods,

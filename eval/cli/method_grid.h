@@ -36,8 +36,11 @@ struct PlannedVariant {
 std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& option, int64_t lo, int64_t hi,
                                     const std::string& what, const std::string& example);
 
-// Adds --methods, --budgets to a command that also has add_method_options.
-void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets);
+// Adds --methods, --budgets and --decode to a command that also has add_method_options.
+void add_method_grid_options(po::options_description& desc, std::string& methods, std::string& budgets,
+                             std::string& decode);
+// --decode: "batched" (true) or "sequential" (false); anything else throws UsageError.
+bool parse_decode_mode(const std::string& decode);
 
 // The model's config without loading its weights where the checkpoint allows (a Hugging Face
 // folder); a llama2.c file carries its config in the weights file, so it is loaded into `loaded`.

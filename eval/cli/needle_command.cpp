@@ -31,13 +31,13 @@ using namespace ripplekv::eval;
 int run_needle(const std::vector<std::string>& args) {
   RuntimeArgs rt;
   MethodArgs method;
-  std::string lengths_csv = "1024,2048,4096", depths_csv = "0,25,50,75,100", out_s, shard_s, methods, budgets;
+  std::string lengths_csv = "1024,2048,4096", depths_csv = "0,25,50,75,100", out_s, shard_s, methods, budgets, decode;
   std::string haystack = std::string(RIPPLEKV_SHARED_DATA) + "/haystack/PaulGrahamEssays", chat_name = "auto";
   int64_t max_new = 48, context_tokens = 0;
   po::options_description desc;
   add_runtime_options(desc, rt);
   add_method_options(desc, method);
-  add_method_grid_options(desc, methods, budgets);
+  add_method_grid_options(desc, methods, budgets, decode);
   desc.add_options()
       ("lengths", po::value<std::string>(&lengths_csv)->default_value(lengths_csv), "context lengths in tokens (prompt + answer)")
       ("depths", po::value<std::string>(&depths_csv)->default_value(depths_csv), "needle depths in percent of the haystack")
@@ -49,6 +49,7 @@ int run_needle(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(&shard_s)->default_value(""), "i/n: run only cells k with k % n == i");
   po::variables_map vm;
   if (!parse_options("needle", args, desc, vm)) return 0;
+  const bool batch_decode = parse_decode_mode(decode);
   require_out_folder(out_s);
   if (context_tokens < 0) throw UsageError(fmt::format("--context-tokens {}: must be >= 0 (0 = the model's)", context_tokens));
   apply_threads(rt.threads);
@@ -117,6 +118,7 @@ int run_needle(const std::vector<std::string>& args) {
   if (!todo.empty()) {
     if (!model) model = load_model(rt.model, lo);
     EngineOptions engine;
+    engine.batch_decode = batch_decode;
     engine.shard = shard;
     engine.stop_tokens = default_stop_tokens(model->config(), tok);
     const auto st = run_task(*model, task, todo, engine);

@@ -54,7 +54,7 @@ fs::path data_file(const fs::path& root, int64_t length, const std::string& task
 int run_ruler(const std::vector<std::string>& args) {
   RuntimeArgs rt;
   MethodArgs method;
-  std::string tasks_csv = "all", lengths_csv = "4096,8192", out_s, data_s, shard_s, haystack, words, methods, budgets;
+  std::string tasks_csv = "all", lengths_csv = "4096,8192", out_s, data_s, shard_s, haystack, words, methods, budgets, decode;
   std::string chat_name = "auto";
   int64_t samples = 10, context_tokens = 0;
   uint64_t seed = 42;
@@ -64,7 +64,7 @@ int run_ruler(const std::vector<std::string>& args) {
   po::options_description desc;
   add_runtime_options(desc, rt);
   add_method_options(desc, method);
-  add_method_grid_options(desc, methods, budgets);
+  add_method_grid_options(desc, methods, budgets, decode);
   desc.add_options()
       ("tasks", po::value<std::string>(&tasks_csv)->default_value(tasks_csv),
        "comma-separated RULER tasks, or all (niah_single_1/2/3, niah_multikey_1/2/3, niah_multivalue, "
@@ -87,6 +87,7 @@ int run_ruler(const std::vector<std::string>& args) {
       ("save-prompts", po::bool_switch(&save_prompts), "write each prompt's text and token counts to <out>/prompts/<length>/");
   po::variables_map vm;
   if (!parse_options("ruler", args, desc, vm)) return 0;
+  const bool batch_decode = parse_decode_mode(decode);
   require_out_folder(out_s);
   apply_threads(rt.threads);
   if (samples < 1 || samples > 100000) {
@@ -197,6 +198,7 @@ int run_ruler(const std::vector<std::string>& args) {
     for (const auto& s : samples_here) ids_of[key].push_back(std::to_string(s.index));
   }
   EngineOptions engine;
+  engine.batch_decode = batch_decode;
   engine.shard = shard;
   engine.context_tokens = context;
   double run_seconds = 0;

@@ -117,16 +117,30 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
     ProgressBar::SampleStats sample_stats;
     sample_stats.prompt_tokens = n;
     sample_stats.prefill_seconds = prefill_seconds;
+    // Each variant compresses its own copy of the full cache (the last one takes it).
+    std::vector<KVCache> caches;
+    std::vector<CompressionReport> reports;
     for (std::size_t j = 0; j < pending.size(); ++j) {
-      const std::size_t i = pending[j];
-      // The last variant may take the full cache itself; the others compress a copy.
       KVCache cache = j + 1 == pending.size() ? std::move(full) : full.clone();
-      CompressionReport report;
       const auto tc = std::chrono::steady_clock::now();
-      report = sessions[j]->finish(cache);
+      reports.push_back(sessions[j]->finish(cache));
       if (cache.length(0) > 0) (void)cache.keys(0).cpu();
       stats.compress_seconds += seconds_since(tc);
-      const GenerateResult r = greedy_continue(model, logits, cache, go);
+      caches.push_back(std::move(cache));
+    }
+    std::vector<GenerateResult> results;
+    if (options.batch_decode) {
+      results = greedy_continue_batch(model, logits, caches, go, decode_cost_model(model));
+    } else {
+      for (auto& cache : caches) {
+        results.push_back(greedy_continue(model, logits, cache, go));
+        cache.clear();
+      }
+    }
+    for (std::size_t j = 0; j < pending.size(); ++j) {
+      const std::size_t i = pending[j];
+      const GenerateResult& r = results[j];
+      const CompressionReport& report = reports[j];
       stats.decode_seconds += r.decode_seconds;
       const std::string pred = task.prediction(r.tokens, r.stop_token);
       // Kept counts first: a sample with a prediction line is finished, so its other records

@@ -4,7 +4,8 @@
 // All methods here compress only after the prefill and only observe it (window attention,
 // accumulated attention, hidden states), so for each sample the engine builds the prompt
 // once, prefills once with every pending variant's observers attached, and then, per variant,
-// copies the full cache, compresses the copy and decodes greedily from the prefill's logits.
+// copies the full cache and compresses the copy; then all variants decode greedily from the
+// prefill's logits, batched by cached length (greedy_continue_batch).
 // Predictions and kept-token counts equal, byte for byte, those of separate single-method
 // runs (tests/eval/engine).
 //
@@ -41,6 +42,10 @@ struct EngineOptions {
   // > 0: a sample whose prompt plus generation exceeds this many tokens is an error (naming
   // the task and sample) before anything of it runs.
   int64_t context_tokens = 0;
+  // Decode a sample's variants as batches of rows (greedy_continue_batch) instead of one
+  // after another. Tokens are equal on the test fixtures; batched arithmetic may round
+  // differently (see models/generation/generate.h).
+  bool batch_decode = true;
 };
 
 struct EngineTaskStats {

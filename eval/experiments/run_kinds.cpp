@@ -83,7 +83,8 @@ const std::vector<RunKind>& run_kinds() {
                      {"context-tokens", OptionType::kInt},
                      {"on-bad-line", OptionType::kString},
                      {"e", OptionType::kBool},
-                     {"save-prompts", OptionType::kBool}}),
+                     {"save-prompts", OptionType::kBool},
+                     {"decode", OptionType::kString}}),
        {"selector", "allocator", "budget", "method-opt", "ratio", "out", "shard", "methods", "budgets"},
        "the sweep sets them: list methods in `method =`, budgets in `budget =`, policy options (ratio=, "
        "window=, ...) in a [method.NAME] section, the folder with `ripplekv sweep --out`",

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace ripplekv {
@@ -32,6 +34,12 @@ void KVCache::grow(Layer& l, int64_t needed, const at::Tensor& like_k, const at:
     k.narrow(2, 0, l.len).copy_(l.k.narrow(2, 0, l.len));
     v.narrow(2, 0, l.len).copy_(l.v.narrow(2, 0, l.len));
     pos.narrow(2, 0, l.len).copy_(l.pos.narrow(2, 0, l.len));
+  }
+  if (l.valid.defined()) {
+    // Slots past the padding are real: the new capacity is valid in every row.
+    auto valid = at::ones({b, 1, new_cap}, l.valid.options());
+    if (l.len > 0) valid.narrow(2, 0, l.len).copy_(l.valid.narrow(2, 0, l.len));
+    l.valid = valid;
   }
   l.k = k;
   l.v = v;
@@ -76,6 +84,11 @@ void KVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v, in
 void KVCache::keep(int64_t layer, const at::Tensor& indices) {
   auto& l = at(layer);
   if (l.len == 0) throw std::logic_error(fmt::format("KVCache::keep: layer {} is empty", layer));
+  if (!l.pad.empty()) {
+    throw std::logic_error(fmt::format("KVCache::keep: layer {} holds padded batch rows; compress each sequence's "
+                                       "cache before stacking",
+                                       layer));
+  }
   at::Tensor idx = indices.to(l.k.device(), at::kLong);
   if (idx.dim() == 3 && idx.size(1) != l.k.size(1) && idx.size(1) % l.k.size(1) == 0) {
     // Per-query-head selection (the original SnapKV): the layer switches to holding each
@@ -137,8 +150,10 @@ at::Tensor KVCache::positions(int64_t layer) const {
 int64_t KVCache::bytes(int64_t layer) const {
   const auto& l = at(layer);
   if (l.len == 0) return 0;
-  const int64_t per_token = l.k.size(0) * l.k.size(1) * (l.k.size(3) + l.v.size(3)) * l.k.element_size();
-  return per_token * l.len;
+  const int64_t per_row_token = l.k.size(1) * (l.k.size(3) + l.v.size(3)) * l.k.element_size();
+  int64_t tokens = l.k.size(0) * l.len;
+  for (const int64_t p : l.pad) tokens -= p;  // padding holds no tokens
+  return per_row_token * tokens;
 }
 
 int64_t KVCache::total_bytes() const {
@@ -159,6 +174,140 @@ void KVCache::clear() {
   for (auto& l : layers_) l = Layer{};
 }
 
+int64_t KVCache::batch_size() const {
+  for (const auto& l : layers_) {
+    if (l.k.defined()) return l.k.size(0);
+  }
+  return 0;
+}
+
+at::Tensor KVCache::key_mask(int64_t layer) const {
+  const auto& l = at(layer);
+  return l.valid.defined() && l.len > 0 ? l.valid.narrow(2, 0, l.len) : at::Tensor();
+}
+
+int64_t KVCache::row_length(int64_t layer, int64_t row) const {
+  const auto& l = at(layer);
+  if (l.len == 0) return 0;
+  if (row < 0 || row >= l.k.size(0)) {
+    throw std::out_of_range(fmt::format("KVCache: row {} out of range [0, {})", row, l.k.size(0)));
+  }
+  return l.pad.empty() ? l.len : l.len - l.pad[static_cast<size_t>(row)];
+}
+
+KVCache KVCache::stack(const std::vector<const KVCache*>& rows) {
+  if (rows.empty()) throw std::invalid_argument("KVCache::stack: no rows");
+  const int64_t n_layers = rows[0]->num_layers();
+  const auto b = static_cast<int64_t>(rows.size());
+  KVCache out(n_layers);
+  int64_t next = -1;
+  for (const KVCache* r : rows) {
+    if (r->num_layers() != n_layers) throw std::invalid_argument("KVCache::stack: rows differ in number of layers");
+    if (r->batch_size() > 1) throw std::invalid_argument("KVCache::stack: every row must hold one sequence");
+    if (next >= 0 && r->next_position() != next) {
+      throw std::invalid_argument("KVCache::stack: rows must continue from the same position (one prompt)");
+    }
+    next = r->next_position();
+    out.headroom_ = std::max(out.headroom_, r->headroom_);
+  }
+  for (int64_t i = 0; i < n_layers; ++i) {
+    const Layer* like = nullptr;
+    int64_t heads = 0, len = 0;
+    bool prefix = true;
+    for (const KVCache* r : rows) {
+      const Layer& l = r->at(i);
+      prefix = prefix && l.prefix;
+      if (l.len == 0) continue;
+      if (like && (l.k.size(3) != like->k.size(3) || l.v.size(3) != like->v.size(3) ||
+                   l.k.scalar_type() != like->k.scalar_type())) {
+        throw std::invalid_argument(fmt::format("KVCache::stack: layer {}: rows differ in head size or dtype", i));
+      }
+      like = &l;
+      heads = std::max(heads, l.k.size(1));
+      len = std::max(len, l.len);
+    }
+    Layer& to = out.layers_[static_cast<size_t>(i)];
+    to.next_pos = 0;
+    for (const KVCache* r : rows) to.next_pos = std::max(to.next_pos, r->at(i).next_pos);
+    if (!like) continue;
+    const int64_t cap = len + out.headroom_;
+    to.k = at::zeros({b, heads, cap, like->k.size(3)}, like->k.options());
+    to.v = at::zeros({b, heads, cap, like->v.size(3)}, like->v.options());
+    to.pos = at::full({b, heads, cap}, std::numeric_limits<int64_t>::max(), like->pos.options());
+    to.pad.assign(static_cast<size_t>(b), 0);
+    for (int64_t r = 0; r < b; ++r) {
+      const Layer& from = rows[static_cast<size_t>(r)]->at(i);
+      const int64_t pad = len - from.len;
+      to.pad[static_cast<size_t>(r)] = pad;
+      if (from.len == 0) continue;
+      const int64_t h = from.k.size(1);
+      if (heads % h != 0) {
+        throw std::invalid_argument(fmt::format("KVCache::stack: layer {}: {} heads do not divide {}", i, h, heads));
+      }
+      auto expand = [&](const at::Tensor& t) {
+        auto live = t.narrow(2, 0, from.len);
+        return h == heads ? live : live.repeat_interleave(heads / h, 1);
+      };
+      to.k.select(0, r).narrow(1, pad, from.len).copy_(expand(from.k).squeeze(0));
+      to.v.select(0, r).narrow(1, pad, from.len).copy_(expand(from.v).squeeze(0));
+      to.pos.select(0, r).narrow(1, pad, from.len).copy_(expand(from.pos).squeeze(0));
+    }
+    to.len = len;
+    const bool padded = std::any_of(to.pad.begin(), to.pad.end(), [](int64_t p) { return p > 0; });
+    to.prefix = prefix && !padded;
+    if (!padded) {
+      to.pad.clear();
+      continue;
+    }
+    auto slot = at::arange(cap, like->pos.options()).view({1, 1, cap});
+    auto pads = at::tensor(to.pad, like->pos.options()).view({b, 1, 1});
+    to.valid = slot >= pads;
+  }
+  return out;
+}
+
+void KVCache::select_rows(const std::vector<int64_t>& rows) {
+  const int64_t b = batch_size();
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    if (rows[j] < 0 || rows[j] >= b || (j > 0 && rows[j] <= rows[j - 1])) {
+      throw std::invalid_argument(fmt::format("KVCache::select_rows: rows must be ascending indices in [0, {})", b));
+    }
+  }
+  if (static_cast<int64_t>(rows.size()) == b) return;
+  if (rows.empty()) {
+    clear();
+    return;
+  }
+  for (auto& l : layers_) {
+    if (!l.k.defined()) continue;
+    auto idx = at::tensor(rows, at::TensorOptions().dtype(at::kLong)).to(l.k.device());
+    l.k = l.k.index_select(0, idx);
+    l.v = l.v.index_select(0, idx);
+    l.pos = l.pos.index_select(0, idx);
+    if (l.pad.empty()) continue;
+    std::vector<int64_t> pad;
+    for (const int64_t r : rows) pad.push_back(l.pad[static_cast<size_t>(r)]);
+    l.valid = l.valid.index_select(0, idx);
+    // Slots that are padding in every remaining row are dropped (views, no copy).
+    const int64_t common = *std::min_element(pad.begin(), pad.end());
+    if (common > 0) {
+      const int64_t cap = l.k.size(2) - common;
+      l.k = l.k.narrow(2, common, cap);
+      l.v = l.v.narrow(2, common, cap);
+      l.pos = l.pos.narrow(2, common, cap);
+      l.valid = l.valid.narrow(2, common, cap);
+      l.len -= common;
+      for (auto& p : pad) p -= common;
+    }
+    if (std::all_of(pad.begin(), pad.end(), [](int64_t p) { return p == 0; })) {
+      l.pad.clear();
+      l.valid = at::Tensor();
+    } else {
+      l.pad = std::move(pad);
+    }
+  }
+}
+
 KVCache KVCache::clone() const {
   KVCache copy(num_layers());
   copy.headroom_ = headroom_;
@@ -169,6 +318,7 @@ KVCache KVCache::clone() const {
     if (from.k.defined()) to.k = from.k.clone();
     if (from.v.defined()) to.v = from.v.clone();
     if (from.pos.defined()) to.pos = from.pos.clone();
+    if (from.valid.defined()) to.valid = from.valid.clone();
   }
   return copy;
 }

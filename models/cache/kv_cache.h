@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+
 namespace ripplekv {
 
 class KVCache {
@@ -60,12 +61,33 @@ class KVCache {
   // of one prefill handed to each of several compression methods.
   KVCache clone() const;
 
+  // --- Batches of sequences whose caches differ in length (batched decoding of variants) ---
+  //
+  // Stacks caches of one sequence each (batch 1, e.g. one prompt compressed by several
+  // methods) into one cache whose row r is rows[r]. Per layer, a shorter row is padded on the
+  // left, so every row's newest token sits in the same slot and an append writes one column
+  // for all rows. Padding slots hold zeros, position INT64_MAX (no position mask lets a query
+  // see them) and are false in key_mask. A layer holding per-query-head tokens in one row is
+  // stored per query head for every row (the KV heads repeated, as attention reads them).
+  // The rows must share their next position (one prompt). Capacity keeps the largest headroom.
+  static KVCache stack(const std::vector<const KVCache*>& rows);
+  // Keeps the batch rows `rows` (ascending indices), e.g. when some sequences have finished,
+  // and drops slots that are padding in every remaining row.
+  void select_rows(const std::vector<int64_t>& rows);
+  int64_t batch_size() const;
+  // [B, 1, length] bool, true where a slot holds a token; undefined when no row is padded.
+  at::Tensor key_mask(int64_t layer) const;
+  // Tokens row `row` holds in `layer` (length() minus the row's padding).
+  int64_t row_length(int64_t layer, int64_t row) const;
+
  private:
   struct Layer {
     at::Tensor k, v, pos;  // capacity-sized buffers
     int64_t len = 0;
     int64_t next_pos = 0;
     bool prefix = true;
+    std::vector<int64_t> pad;  // per batch row: leading padding slots (empty: no padding)
+    at::Tensor valid;          // [B, 1, capacity] bool, defined iff `pad` is non-empty
   };
   const Layer& at(int64_t layer) const;
   Layer& at(int64_t layer);

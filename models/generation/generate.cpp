@@ -27,11 +27,16 @@ std::vector<int64_t> default_stop_tokens(const ModelConfig& config, const Tokeni
   return stops;
 }
 
-GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
-                               const GenerateOptions& options, const HookRegistry* hooks) {
+namespace {
+// Greedy decoding of every row of `cache` (rows of one prompt) from the prompt's last
+// logits, one decode step for all unfinished rows at a time; a row that finishes (stop token
+// or length) leaves the batch. One host read per step (the chosen tokens).
+std::vector<GenerateResult> decode_rows(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+                                        const GenerateOptions& options, const HookRegistry* hooks) {
   check_options(options);
-  GenerateResult r;
-  r.prompt_tokens = cache.next_position();
+  const int64_t rows = std::max<int64_t>(cache.batch_size(), 1);
+  std::vector<GenerateResult> results(static_cast<std::size_t>(rows));
+  for (auto& r : results) r.prompt_tokens = cache.next_position();
   const auto dev = model.device();
   at::Tensor stop_ids;
   if (options.min_new_tokens > 0 && !options.stop_tokens.empty()) {
@@ -47,29 +52,99 @@ GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefil
   // Non-finite logits make argmax meaningless: tracked on the device, checked once at the end
   // (no extra host sync per token).
   auto finite = at::isfinite(prefill_logits).all();
-  auto next = choose(prefill_logits, 0);  // [1, 1]
+  auto next = choose(prefill_logits, 0);  // [1, 1]: the same first token for every row
+  if (rows > 1) next = next.expand({rows, 1}).contiguous();
+  std::vector<std::size_t> active(static_cast<std::size_t>(rows));
+  for (std::size_t j = 0; j < active.size(); ++j) active[j] = j;
   const double t0 = now_seconds();
-  for (int64_t i = 0; i < options.max_new_tokens; ++i) {
-    const int64_t id = next.item<int64_t>();
-    if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), id) != options.stop_tokens.end()) {
-      r.stopped = true;
-      r.stop_token = id;
-      break;
+  for (int64_t i = 0; i < options.max_new_tokens && !active.empty(); ++i) {
+    const auto host = next.reshape({-1}).cpu();
+    const auto* ids = host.data_ptr<int64_t>();
+    std::vector<int64_t> keep;  // batch rows that go on decoding
+    std::vector<std::size_t> still;
+    for (std::size_t j = 0; j < active.size(); ++j) {
+      GenerateResult& r = results[active[j]];
+      const int64_t id = ids[j];
+      if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), id) != options.stop_tokens.end()) {
+        r.stopped = true;
+        r.stop_token = id;
+        continue;
+      }
+      r.tokens.push_back(id);
+      if (i + 1 == options.max_new_tokens) continue;
+      keep.push_back(static_cast<int64_t>(j));
+      still.push_back(active[j]);
     }
-    r.tokens.push_back(id);
-    if (i + 1 == options.max_new_tokens) break;
-    auto logits = model.decode(next.view({1, 1}), cache, hooks);
+    if (still.empty()) break;
+    if (still.size() != active.size()) {
+      cache.select_rows(keep);
+      next = next.index_select(0, at::tensor(keep, at::kLong).to(dev));
+    }
+    active = std::move(still);
+    auto logits = model.decode(next.view({static_cast<int64_t>(active.size()), 1}), cache, hooks);
     finite = at::logical_and(finite, at::isfinite(logits).all());
-    next = choose(logits, static_cast<int64_t>(r.tokens.size()));
+    next = choose(logits, i + 1).view({-1, 1});
   }
   sync(next);
-  r.decode_seconds = now_seconds() - t0;
+  const double seconds = now_seconds() - t0;
   if (!finite.item<bool>()) {
     throw std::runtime_error(
         "generate: the model produced NaN or Inf logits (the generated tokens would be meaningless); check the "
         "weights and --dtype (float16 overflows where bfloat16 does not)");
   }
-  return r;
+  // Rows of one batch share its time; each gets an equal part, so parts add up to the whole.
+  for (auto& r : results) r.decode_seconds = seconds / static_cast<double>(rows);
+  return results;
+}
+}  // namespace
+
+GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+                               const GenerateOptions& options, const HookRegistry* hooks) {
+  if (cache.batch_size() > 1) throw std::invalid_argument("greedy_continue: the cache holds several sequences");
+  return decode_rows(model, prefill_logits, cache, options, hooks).front();
+}
+
+DecodeCostModel decode_cost_model(const LlamaModel& model) {
+  DecodeCostModel cost;
+  const auto& w = model.weights();
+  double bytes = static_cast<double>(w.lm_head.nbytes() + w.final_norm.nbytes());
+  for (const auto& l : w.layers) {
+    for (const auto* t : {&l.w_qkv, &l.b_qkv, &l.wo, &l.w_gate_up, &l.w_down, &l.attn_norm, &l.ffn_norm}) {
+      if (t->defined()) bytes += static_cast<double>(t->nbytes());
+    }
+  }
+  cost.weight_bytes = bytes;
+  cost.slot_bytes = 2.0 * static_cast<double>(model.config().head_dim) * static_cast<double>(w.embed.element_size());
+  return cost;
+}
+
+std::vector<GenerateResult> greedy_continue_batch(const LlamaModel& model, const at::Tensor& prefill_logits,
+                                                  std::vector<KVCache>& caches, const GenerateOptions& options,
+                                                  const DecodeCostModel& cost) {
+  std::vector<std::vector<int64_t>> slots;
+  for (const auto& c : caches) {
+    if (c.batch_size() > 1) throw std::invalid_argument("greedy_continue_batch: a cache holds several sequences");
+    std::vector<int64_t> per_layer;
+    for (int64_t l = 0; l < c.num_layers(); ++l) {
+      per_layer.push_back(c.length(l) * (c.length(l) > 0 ? c.keys(l).size(1) : 0));
+    }
+    slots.push_back(std::move(per_layer));
+  }
+  std::vector<GenerateResult> results(caches.size());
+  for (const auto& group : plan_decode_groups(slots, cost)) {
+    if (group.size() == 1) {
+      results[group[0]] = decode_rows(model, prefill_logits, caches[group[0]], options, nullptr).front();
+      caches[group[0]].clear();
+      continue;
+    }
+    std::vector<const KVCache*> rows;
+    for (const std::size_t i : group) rows.push_back(&caches[i]);
+    KVCache batch = KVCache::stack(rows);
+    for (const std::size_t i : group) caches[i].clear();  // the batch holds their tokens now
+    auto out = decode_rows(model, prefill_logits, batch, options, nullptr);
+    for (std::size_t j = 0; j < group.size(); ++j) results[group[j]] = std::move(out[j]);
+  }
+  return results;
 }
 
 GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,

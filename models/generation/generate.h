@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cache/kv_cache.h"
+#include "models/generation/decode_groups.h"
 #include "models/hooks/hooks.h"
 #include "models/llama/llama_model.h"
 #include "models/tokenizer/tokenizer.h"
@@ -52,5 +53,21 @@ std::vector<int64_t> default_stop_tokens(const ModelConfig& config, const Tokeni
 // compress_seconds are left for the caller to fill in.
 GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
                                const GenerateOptions& options, const HookRegistry* hooks = nullptr);
+
+// The decode-cost figures of `model` for plan_decode_groups: its weight bytes read per step
+// and the bytes of one cached slot.
+DecodeCostModel decode_cost_model(const LlamaModel& model);
+
+// greedy_continue for several caches of one prompt (each holding one sequence, e.g. the
+// prompt compressed by several methods), decoded as batches: plan_decode_groups groups them
+// by cached length, each group is stacked into one padded cache (KVCache::stack) and
+// decoded one step for all its unfinished rows at a time; finished rows leave the batch.
+// The caches are consumed (cleared). Result i belongs to caches[i]; its decode_seconds is
+// an equal share of its batch's time. Greedy tokens equal greedy_continue's on each cache
+// up to the rounding of batched arithmetic (tested equal on the fixtures; see
+// tests/models/generation).
+std::vector<GenerateResult> greedy_continue_batch(const LlamaModel& model, const at::Tensor& prefill_logits,
+                                                  std::vector<KVCache>& caches, const GenerateOptions& options,
+                                                  const DecodeCostModel& cost);
 
 }  // namespace ripplekv

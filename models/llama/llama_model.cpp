@@ -96,7 +96,7 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   const bool prefix = cache.empty(l) || cache.is_prefix(l);
   cache.append(l, k, v, start_pos);
   ops::AttentionInputs in{q, cache.keys(l), cache.values(l), positions, cache.positions(l),
-                          prefix && cache.length(l) == start_pos + t};
+                          prefix && cache.length(l) == start_pos + t, cache.key_mask(l)};
   auto attn = ops::causal_attention(in);
 
   if (phase == Phase::Prefill && hooks) {

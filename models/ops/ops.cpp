@@ -83,7 +83,9 @@ at::Tensor causal_attention(const AttentionInputs& in) {
     // Decoding: the newest token sees every cached key. Fold the query heads of a GQA group
     // into the query axis so the cache is read once per KV head and never repeated.
     auto q = in.q.reshape({b, hkv, n_rep, d});
-    auto out = at::scaled_dot_product_attention(q, in.k, in.v);
+    std::optional<at::Tensor> mask;
+    if (in.key_mask.defined()) mask = in.key_mask.view({b, 1, 1, tk});
+    auto out = at::scaled_dot_product_attention(q, in.k, in.v, mask);
     return out.reshape({b, hq, 1, d});
   }
   auto k = repeat_kv(in.k, n_rep);

@@ -40,6 +40,10 @@ struct AttentionInputs {
   at::Tensor q_pos;  // [Tq] int64
   at::Tensor k_pos;  // [B, Hkv, Tk] int64
   bool keys_are_prefix = true;
+  // [B, 1, Tk] bool, false at the padding slots of a batch whose rows hold caches of different
+  // lengths (KVCache::key_mask); undefined when every slot holds a token. Padding slots also
+  // carry position INT64_MAX, so the position-masked paths exclude them by themselves.
+  at::Tensor key_mask;
 };
 at::Tensor causal_attention(const AttentionInputs& in);
 

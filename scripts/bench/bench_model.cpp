@@ -1,21 +1,27 @@
-// Benchmark (not a test): prefill tokens/s and decode ms/token of a TinyLlama-1.1B-shaped
-// model with random weights, at several prompt lengths, plus the machine's measured
-// matrix-multiply peak so prefill GFLOP/s can be read against it. Prints one table row per
-// (dtype, length) as "RESULT key=value ..." lines that scripts/bench.sh joins with HF's.
+// Benchmark (not a test): prefill tokens/s and % of the measured matrix-multiply peak,
+// decode ms/token and % of the memory bound (weights + KV cache read once per token, at the
+// read bandwidth this program measures), and the step time of a batch of V variants'
+// compressed caches (left-padded rows, as the evaluation engine decodes them), for a model of
+// a real model's shape with random weights. Prints "RESULT key=value ..." lines that
+// scripts/bench.sh joins with HF transformers' (scripts/bench/bench_hf.py).
 //
-//   build/ripplekv_bench --lengths 512,2048,8192 --dtypes float32,bfloat16 --threads 2
+//   build/ripplekv_bench --shape smollm2 --lengths 2048,8192 --dtypes float32,bfloat16 --threads 2
+//   build/ripplekv_bench --shape qwen2.5-1.5b --device cuda      (MFU and % of HBM bandwidth)
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <thread>
 
 #include "core/compress/compression.h"
+#include "models/generation/generate.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
 #include "random_model.h"
@@ -44,8 +50,6 @@ std::vector<int64_t> parse_list(const std::string& s) {
   return out;
 }
 
-ModelConfig tinyllama_config(int64_t layers) { return bench::llama_shape(layers, 2048, 32, 4, 5632, 32000, 16384); }
-
 // FLOPs of a causal prefill of T tokens (multiply-adds x 2): projections, MLP, head on the
 // last token, and attention scores + weighted sum over the causal half.
 double prefill_flops(const ModelConfig& c, int64_t t) {
@@ -55,31 +59,74 @@ double prefill_flops(const ModelConfig& c, int64_t t) {
   return c.num_layers * (per_token_layer * t + attn_layer) + 2.0 * h * c.vocab_size;
 }
 
-double matmul_peak_gflops(at::ScalarType dtype) {
-  const int64_t n = 2048;
-  auto a = at::randn({n, n}).to(dtype), b = at::randn({n, n}).to(dtype);
-  at::mm(a, b);  // warm-up
+// Waits for the device's queued work (a value read back).
+void sync(const at::Tensor& t) { (void)t.sum().item<double>(); }
+
+double matmul_peak_gflops(at::ScalarType dtype, at::Device device) {
+  const int64_t n = device.is_cpu() ? 2048 : 8192;
+  auto a = at::randn({n, n}).to(device, dtype), b = at::randn({n, n}).to(device, dtype);
+  sync(at::mm(a, b));  // warm-up
   const int reps = 5;
+  at::Tensor c;
   double t0 = now();
-  for (int i = 0; i < reps; ++i) at::mm(a, b);
+  for (int i = 0; i < reps; ++i) c = at::mm(a, b);
+  sync(c);
   return 2.0 * n * n * n * reps / (now() - t0) / 1e9;
+}
+
+// Read bandwidth in GB/s: the best of 5 sums over a 512 MiB float32 tensor.
+double read_bandwidth_gbs(at::Device device) {
+  auto x = at::ones({int64_t{128} * 1024 * 1024}, at::TensorOptions().dtype(at::kFloat).device(device));
+  double best = 1e30;
+  for (int i = 0; i < 6; ++i) {
+    const double t0 = now();
+    (void)x.sum().item<float>();
+    if (i > 0) best = std::min(best, now() - t0);
+  }
+  return static_cast<double>(x.nbytes()) / best / 1e9;
+}
+
+// One-sequence caches of `mean` tokens per layer on average (uniform in [mean/2, 3 mean/2]),
+// all ending at position `next`, as different compression methods leave one prompt.
+std::vector<KVCache> random_variant_caches(const ModelConfig& c, int64_t rows, int64_t mean, int64_t next,
+                                           at::ScalarType dtype, at::Device device, std::mt19937& rng) {
+  std::vector<KVCache> out;
+  std::uniform_int_distribution<int64_t> len(std::max<int64_t>(1, mean / 2), std::max<int64_t>(1, mean * 3 / 2));
+  for (int64_t r = 0; r < rows; ++r) {
+    KVCache cache(c.num_layers);
+    cache.set_headroom(64);
+    for (int64_t l = 0; l < c.num_layers; ++l) {
+      const int64_t n = std::min(len(rng), next);
+      auto k = at::randn({1, c.num_kv_heads, n, c.head_dim}, at::TensorOptions().dtype(dtype).device(device));
+      cache.append(l, k, k, next - n);
+    }
+    out.push_back(std::move(cache));
+  }
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string lengths_s = "512,2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu", budgets_s = "128,512";
+  std::string shape_s = "tinyllama", lengths_s = "2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu",
+              budgets_s = "128,512", variants_s = "1,4,16,25";
   int threads = 0, decode_steps = 16;
-  int64_t layers = 22;
+  int64_t layers = 0, variant_budget = 256;
   po::options_description desc("ripplekv_bench options");
-  desc.add_options()("help,h", "help")("lengths", po::value(&lengths_s)->default_value(lengths_s), "prompt lengths")(
+  desc.add_options()("help,h", "help")("shape", po::value(&shape_s)->default_value(shape_s),
+                                       "model shape: tinyllama, smollm2, qwen2.5-1.5b")(
+      "lengths", po::value(&lengths_s)->default_value(lengths_s), "prompt lengths")(
       "dtypes", po::value(&dtypes_s)->default_value(dtypes_s), "float32,bfloat16,float16")(
       "device", po::value(&device_s)->default_value(device_s), "cpu | cuda")(
       "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)")(
-      "layers", po::value(&layers)->default_value(22), "layers (22 = TinyLlama-1.1B)")(
+      "layers", po::value(&layers)->default_value(0), "layers (0 = the shape's own)")(
       "decode-steps", po::value(&decode_steps)->default_value(16), "decode steps timed per length")(
       "budgets", po::value(&budgets_s)->default_value(budgets_s),
-      "SnapKV budgets whose compressed decode is timed too (empty: none)");
+      "SnapKV budgets whose compressed decode is timed too (empty: none)")(
+      "variants", po::value(&variants_s)->default_value(variants_s),
+      "batch sizes V of the batched-variant decode step (empty: none)")(
+      "variant-budget", po::value(&variant_budget)->default_value(variant_budget),
+      "mean cached tokens per layer of each variant's row");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   po::notify(vm);
@@ -90,25 +137,38 @@ int main(int argc, char** argv) try {
   at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
   at::manual_seed(0);
   const auto device = parse_device(device_s);
-  const auto cfg = tinyllama_config(layers);
-  std::cout << fmt::format("# ripplekv_bench: TinyLlama-1.1B shape ({} layers), threads={}, device={}\n", layers,
-                           at::get_num_threads(), device_s);
+  const auto& shape = bench::find_shape(shape_s);
+  const auto cfg = bench::shape_config(shape, layers);
+  const double bandwidth = read_bandwidth_gbs(device);
+  std::cout << fmt::format("# ripplekv_bench: {} shape ({} layers), threads={}, device={}, read bandwidth {:.1f} GB/s\n",
+                           shape.model, cfg.num_layers, at::get_num_threads(), device_s, bandwidth);
   std::stringstream ds(dtypes_s);
   std::string dname;
   while (std::getline(ds, dname, ',')) {
     const auto dtype = parse_dtype(dname);
-    const double peak = device.is_cpu() ? matmul_peak_gflops(dtype) : 0.0;
+    const double peak = matmul_peak_gflops(dtype, device);
     auto weights = bench::random_weights(cfg, dtype);
     if (!device.is_cpu()) {
       auto to = [&](at::Tensor& t) { if (t.defined()) t = t.to(device); };
-      to(weights.embed); to(weights.final_norm); to(weights.lm_head);
+      const bool tied = weights.lm_head.is_same(weights.embed);
+      to(weights.embed); to(weights.final_norm);
+      if (tied) weights.lm_head = weights.embed; else to(weights.lm_head);
       for (auto& l : weights.layers) {
-        for (auto* t : {&l.attn_norm, &l.ffn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) to(*t);
+        for (auto* t : {&l.attn_norm, &l.ffn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down,
+                        &l.bq, &l.bk, &l.bv}) to(*t);
       }
     }
     LlamaModel model(cfg, std::move(weights));
-    std::cout << fmt::format("RESULT impl=ripplekv dtype={} matmul_peak_gflops={:.1f}\n", dname, peak);
+    const double weight_bytes = decode_cost_model(model).weight_bytes;
+    const int64_t elem = at::elementSize(dtype);
+    const double kv_bytes_per_token = 2.0 * cfg.num_layers * cfg.num_kv_heads * cfg.head_dim * elem;
+    std::cout << fmt::format("RESULT impl=ripplekv shape={} dtype={} matmul_peak_gflops={:.1f} read_gbs={:.1f} "
+                             "weight_mib={:.0f}\n",
+                             shape.name, dname, peak, bandwidth, weight_bytes / (1 << 20));
     for (auto t : parse_list(lengths_s)) {
+      if (t + decode_steps + 1 > cfg.max_position_embeddings) {
+        throw std::invalid_argument(fmt::format("--lengths {} exceeds the {} shape's context", t, shape.name));
+      }
       auto tokens = at::randint(1, cfg.vocab_size, {1, t}, at::kLong).to(device);
       KVCache cache(cfg.num_layers);
       cache.set_headroom(decode_steps + 1);
@@ -133,7 +193,7 @@ int main(int argc, char** argv) try {
       const double prefill_s = now() - t0;
       auto first = next;
       for (size_t i = 0; i < budgets.size(); ++i) {
-        KVCache compressed = cache;  // shares the full buffers until keep() replaces them
+        KVCache compressed = cache.clone();
         t0 = now();
         auto report = sessions[i]->finish(compressed);
         (void)compressed.keys(0).sum().item<float>();
@@ -146,9 +206,9 @@ int main(int argc, char** argv) try {
         }
         const double ms = (now() - t0) / decode_steps * 1e3;
         std::cout << fmt::format(
-                         "RESULT impl=ripplekv-snapkv dtype={} tokens={} budget={} decode_ms={:.2f} "
+                         "RESULT impl=ripplekv-snapkv shape={} dtype={} tokens={} budget={} decode_ms={:.2f} "
                          "compress_ms={:.1f} compress_pct_of_prefill={:.2f} kv_kept_pct={:.1f}",
-                         dname, t, budgets[i], ms, compress_s * 1e3, 100 * compress_s / prefill_s,
+                         shape.name, dname, t, budgets[i], ms, compress_s * 1e3, 100 * compress_s / prefill_s,
                          100.0 * report.kept_bytes / std::max<int64_t>(report.full_bytes, 1))
                   << std::endl;
       }
@@ -158,12 +218,41 @@ int main(int argc, char** argv) try {
         next = logits.argmax(-1).cpu();
       }
       const double decode_ms = (now() - t0) / decode_steps * 1e3;
+      const double bound_ms = (weight_bytes + kv_bytes_per_token * (t + decode_steps / 2)) / bandwidth / 1e6;
       const double gflops = prefill_flops(cfg, t) / prefill_s / 1e9;
       std::cout << fmt::format(
-                       "RESULT impl=ripplekv dtype={} tokens={} prefill_tok_s={:.1f} prefill_gflops={:.1f} "
-                       "pct_of_peak={:.0f} decode_ms={:.2f} peak_rss_mib={:.0f}",
-                       dname, t, t / prefill_s, gflops, peak > 0 ? 100 * gflops / peak : 0.0, decode_ms,
-                       peak_rss_kib() / 1024.0)
+                       "RESULT impl=ripplekv shape={} dtype={} tokens={} prefill_tok_s={:.1f} prefill_gflops={:.1f} "
+                       "pct_of_peak={:.0f} decode_ms={:.2f} decode_bound_ms={:.2f} pct_of_bound={:.0f} "
+                       "peak_rss_mib={:.0f}",
+                       shape.name, dname, t, t / prefill_s, gflops, peak > 0 ? 100 * gflops / peak : 0.0, decode_ms,
+                       bound_ms, 100 * bound_ms / decode_ms, peak_rss_kib() / 1024.0)
+                << std::endl;
+    }
+    // Batched-variant decode: V rows of different cached lengths (the engine's variants of one
+    // prompt), one step for all of them, against one row alone.
+    std::mt19937 rng(5);
+    double one_ms = 0;
+    for (auto v : variants_s.empty() ? std::vector<int64_t>{} : parse_list(variants_s)) {
+      auto rows = random_variant_caches(cfg, v, variant_budget, 4 * variant_budget, dtype, device, rng);
+      std::vector<const KVCache*> ptrs;
+      for (const auto& r : rows) ptrs.push_back(&r);
+      KVCache batch = v == 1 ? std::move(rows[0]) : KVCache::stack(ptrs);
+      rows.clear();
+      auto tok = at::randint(1, cfg.vocab_size, {v, 1}, at::kLong).to(device);
+      (void)model.decode(tok, batch).argmax(-1).cpu();  // warm-up
+      const int steps = std::max(4, decode_steps / 2);
+      std::vector<double> times;
+      for (int i = 0; i < steps; ++i) {
+        const double t0 = now();
+        tok = model.decode(tok, batch).argmax(-1).view({v, 1}).cpu().to(device);
+        times.push_back(now() - t0);
+      }
+      std::sort(times.begin(), times.end());
+      const double ms = times[times.size() / 2] * 1e3;
+      if (v == 1) one_ms = ms;
+      std::cout << fmt::format("RESULT impl=ripplekv-batch shape={} dtype={} rows={} budget={} step_ms={:.2f} "
+                               "x_one_row={:.2f}",
+                               shape.name, dname, v, variant_budget, ms, one_ms > 0 ? ms / one_ms : 0.0)
                 << std::endl;
     }
   }

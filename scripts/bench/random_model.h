@@ -4,6 +4,9 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "models/llama/llama_model.h"
 
@@ -29,7 +32,41 @@ inline ModelConfig llama_shape(int64_t layers, int64_t hidden, int64_t heads, in
   return c;
 }
 
+// The real models' shapes the benchmarks time (random weights: speed does not depend on them).
+struct Shape {
+  const char* name;
+  const char* model;  // the Hugging Face model of this shape
+  int64_t layers, hidden, heads, kv_heads, inter, vocab, max_positions;
+  double rope_theta;
+  bool tied_embeddings, qkv_bias;
+};
+inline const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> all{
+      {"tinyllama", "TinyLlama-1.1B", 22, 2048, 32, 4, 5632, 32000, 16384, 10000, false, false},
+      {"smollm2", "SmolLM2-135M-Instruct", 30, 576, 9, 3, 1536, 49152, 8192 * 2, 100000, true, false},
+      {"qwen2.5-1.5b", "Qwen2.5-Coder-1.5B-Instruct", 28, 1536, 12, 2, 8960, 151936, 32768, 1000000, true, true},
+  };
+  return all;
+}
+inline const Shape& find_shape(const std::string& name) {
+  for (const auto& s : shapes()) {
+    if (name == s.name) return s;
+  }
+  std::string known;
+  for (const auto& s : shapes()) known += std::string(known.empty() ? "" : ", ") + s.name;
+  throw std::invalid_argument("unknown --shape '" + name + "' (known: " + known + ")");
+}
+inline ModelConfig shape_config(const Shape& s, int64_t layers = 0) {
+  auto c = llama_shape(layers > 0 ? layers : s.layers, s.hidden, s.heads, s.kv_heads, s.inter, s.vocab,
+                       s.max_positions);
+  c.rope_theta = s.rope_theta;
+  c.tie_word_embeddings = s.tied_embeddings;
+  c.attention_bias = s.qkv_bias;
+  return c;
+}
+
 // Gaussian weights with std 1/sqrt(fan_in) (activations stay O(1) through depth), unit norms.
+// Tied configs share the embedding as lm_head; attention_bias adds q/k/v biases.
 inline ModelWeights random_weights(const ModelConfig& c, at::ScalarType dtype) {
   // Filled in place: no temporaries, so peak memory is the weights' own.
   auto w = [&](int64_t o, int64_t i) {
@@ -50,10 +87,21 @@ inline ModelWeights random_weights(const ModelConfig& c, at::ScalarType dtype) {
     lw.w_gate = w(c.intermediate_size, c.hidden_size);
     lw.w_up = w(c.intermediate_size, c.hidden_size);
     lw.w_down = w(c.hidden_size, c.intermediate_size);
+    if (c.attention_bias) {
+      auto bias = [&](int64_t n) { return at::empty({n}, at::TensorOptions().dtype(dtype)).normal_(0.0, 0.1); };
+      lw.bq = bias(qd);
+      lw.bk = bias(kvd);
+      lw.bv = bias(kvd);
+    }
     m.layers.push_back(std::move(lw));
   }
   m.final_norm = norm();
-  m.lm_head = w(c.vocab_size, c.hidden_size);
+  if (c.tie_word_embeddings) {
+    m.embed.mul_(1.0 / std::sqrt(static_cast<double>(c.hidden_size)));
+    m.lm_head = m.embed;
+  } else {
+    m.lm_head = w(c.vocab_size, c.hidden_size);
+  }
   return m;
 }
 

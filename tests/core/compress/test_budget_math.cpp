@@ -55,7 +55,7 @@ TEST_CASE("Clamping keeps the total exact and the bounds", "[core][budget]") {
   CHECK_THROWS_WITH(clamp_redistribute({10, 10}, 20, 30, 30, {1, 1}), Catch::Contains("cannot give 2 layers"));
 }
 
-TEST_CASE("PyramidKV schedule equals KVCache-Factory's formula; allocations are exact over a grid",
+TEST_CASE("PyramidKV schedule equals KVCache-Factory's formula - allocations are exact over a grid",
           "[core][budget][pyramid]") {
   // The reference formula, written out once more independently of the implementation.
   auto reference = [](int64_t L, int64_t B, int64_t W, int64_t beta, int64_t T) {

@@ -51,7 +51,7 @@ std::string temp_path(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("Perturbation: eps = 0 is bit-identical; noise scales with the value norm", "[core][ripple]") {
+TEST_CASE("Perturbation: eps = 0 is bit-identical - noise scales with the value norm", "[core][ripple]") {
   at::manual_seed(1);
   auto v = at::randn({2, 2, 10, 16});
   NoiseSpec spec;
@@ -74,7 +74,7 @@ TEST_CASE("Perturbation: eps = 0 is bit-identical; noise scales with the value n
   CHECK_THROWS_WITH(perturb_values(v, spec, {1, 2}, 10), Catch::Contains("eps=-1"));
 }
 
-TEST_CASE("Profiler: a layer whose attention output is zero is insensitive; the others are not",
+TEST_CASE("Profiler: a layer whose attention output is zero is insensitive - the others are not",
           "[core][ripple]") {
   auto base = tiny_model();
   auto model = with_dead_attention(*base, 2);
@@ -91,7 +91,7 @@ TEST_CASE("Profiler: a layer whose attention output is zero is insensitive; the 
   }
 }
 
-TEST_CASE("Profiler: eps = 0 gives KL 0; seeds reproduce; suffix recomputation equals the naive re-forward",
+TEST_CASE("Profiler: eps = 0 gives KL 0 - seeds reproduce - suffix recomputation equals the naive re-forward",
           "[core][ripple]") {
   auto model = tiny_model();
   const auto samples = random_samples(2, 30, 256, 9);

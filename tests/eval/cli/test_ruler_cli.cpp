@@ -59,16 +59,30 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
   CHECK(r.output.find("tok/s") == std::string::npos);  // no progress line: nothing ran
 
-  // Two shards regenerate the same samples and, merged, equal the one-process run.
+  // Two shards of the same grid regenerate the same samples and, merged, equal the
+  // one-process run (each sample's variants decode in the same batches).
   const auto sharded = scratch("shards");
   for (const char* s : {"0/2", "1/2"}) {
-    r = run_ripplekv(base + " --selector snapkv --budget 128 --shard " + std::string(s) + " --out " + sharded.string());
+    r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --shard " + std::string(s) + " --out " +
+                     sharded.string());
     INFO(r.output);
     REQUIRE(r.status == 0);
   }
   CHECK(read_text(sharded / "data" / "1024" / "fwe" / "validation.jsonl") == read_text(out / "data" / "1024" / "fwe" / "validation.jsonl"));
-  CHECK(read_text(sharded / "1024" / "fwe.jsonl") == before);
-  CHECK(read_text(sharded / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+  CHECK(read_text(sharded / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
+  CHECK(read_text(sharded / "snapkv_b128" / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+  // --decode sequential writes what a single-method run writes, byte for byte.
+  const auto seq = scratch("sequential");
+  r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --decode sequential --out " + seq.string());
+  REQUIRE(r.status == 0);
+  const auto single = scratch("single");
+  r = run_ripplekv(base + " --selector snapkv --budget 128 --out " + single.string());
+  REQUIRE(r.status == 0);
+  CHECK(read_text(seq / "snapkv_b128" / "1024" / "fwe.jsonl") == read_text(single / "1024" / "fwe.jsonl"));
+  CHECK(read_text(seq / "snapkv_b128" / "1024" / "vt.jsonl") == read_text(single / "1024" / "vt.jsonl"));
+  r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --decode fast --out " + seq.string());
+  CHECK(r.status != 0);
+  CHECK(r.output.find("--decode") != std::string::npos);
 
   // `ripplekv table` reads the variant folders like LongBench runs.
   r = run_ripplekv("table --runs " + out.string() + " --out " + (out / "table").string());

@@ -50,7 +50,7 @@ TEST_CASE("py_split_whitespace matches str.split()", "[eval][python_text]") {
   CHECK(py_lstrip_char("\n\nx\n", '\n') == "x\n");
 }
 
-TEST_CASE("character classes behind re's \\d and \\w", "[eval][python_text]") {
+TEST_CASE("character classes behind the digit and word classes of Python re", "[eval][python_text]") {
   CHECK(py_isdecimal(U'7'));
   CHECK(py_isdecimal(0x0663));  // ARABIC-INDIC DIGIT THREE
   CHECK(py_isdecimal(0xFF15));  // FULLWIDTH DIGIT FIVE

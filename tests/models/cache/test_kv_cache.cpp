@@ -2,6 +2,8 @@
 
 #include "models/cache/kv_cache.h"
 
+#include <limits>
+
 using namespace ripplekv;
 
 TEST_CASE("KV cache appends, keeps per-head tokens and reports bytes", "[core][cache]") {
@@ -58,4 +60,86 @@ TEST_CASE("KV cache clone is an independent copy", "[core][cache]") {
   CHECK(copy.length(1) == 6);
   CHECK(cache.next_position() == 5);
   CHECK(copy.next_position() == 6);
+}
+
+TEST_CASE("KV cache stacks sequences of different lengths, left-padded, and drops finished rows", "[core][cache]") {
+  // Three one-sequence caches of one prompt (6 tokens), compressed to 6, 2 and 4 tokens in
+  // layer 0; row 2 keeps per-query-head tokens (4 query heads over 2 KV heads) in layer 1.
+  auto k = at::arange(2 * 6 * 3, at::kFloat).view({1, 2, 6, 3}) + 1;
+  auto v = -k;
+  std::vector<KVCache> rows;
+  for (int r = 0; r < 3; ++r) {
+    KVCache c(2);
+    c.set_headroom(4 + r);
+    c.append(0, k, v, 0);
+    c.append(1, k, v, 0);
+    rows.push_back(std::move(c));
+  }
+  rows[1].keep(0, at::tensor(std::vector<int64_t>{1, 5}, at::kLong));
+  rows[2].keep(0, at::tensor(std::vector<int64_t>{0, 2, 3, 5}, at::kLong));
+  rows[2].keep(1, at::tensor(std::vector<int64_t>{0, 1, 2, 3, 4, 5, 0, 5}, at::kLong).view({1, 4, 2}));
+  KVCache batch = KVCache::stack({&rows[0], &rows[1], &rows[2]});
+  REQUIRE(batch.batch_size() == 3);
+  REQUIRE(batch.length(0) == 6);
+  CHECK(batch.row_length(0, 0) == 6);
+  CHECK(batch.row_length(0, 1) == 2);
+  CHECK(batch.row_length(0, 2) == 4);
+  CHECK_FALSE(batch.is_prefix(0));
+  CHECK(batch.next_position() == 6);
+  // Row 1's two tokens sit in the last two slots; the padding is zero, masked, at INT64_MAX.
+  CHECK(at::equal(batch.keys(0)[1].narrow(1, 4, 2), rows[1].keys(0)[0]));
+  CHECK(at::equal(batch.values(0)[2].narrow(1, 2, 4), rows[2].values(0)[0]));
+  CHECK(batch.keys(0)[1].narrow(1, 0, 4).abs().sum().item<float>() == 0);
+  CHECK(batch.positions(0)[1][0][0].item<int64_t>() == std::numeric_limits<int64_t>::max());
+  const auto mask = batch.key_mask(0);
+  REQUIRE(mask.defined());
+  CHECK(mask.sizes() == at::IntArrayRef({3, 1, 6}));
+  CHECK(mask.sum().item<int64_t>() == 6 + 2 + 4);
+  CHECK_FALSE(mask[1][0][3].item<bool>());
+  CHECK(mask[1][0][4].item<bool>());
+  // Layer 1: row 2 holds per-query-head tokens, so every row is stored per query head.
+  REQUIRE(batch.keys(1).size(1) == 4);
+  CHECK(at::equal(batch.keys(1)[0][1], k[0][0]));  // query head 1 reads KV head 0
+  CHECK(at::equal(batch.keys(1)[0][2], k[0][1]));
+  CHECK(at::equal(batch.keys(1)[2].narrow(1, 4, 2), rows[2].keys(1)[0]));
+  // Bytes count tokens, not padding slots.
+  CHECK(batch.bytes(0) == (6 + 2 + 4) * 2 * 3 * 2 * 4);
+
+  // An append writes one column for every row, in the slot after each row's newest token.
+  auto k_new = at::full({3, 2, 1, 3}, 7.0f), v_new = at::full({3, 2, 1, 3}, -7.0f);
+  batch.append(0, k_new, v_new, 6);
+  batch.append(1, k_new, v_new, 6);
+  CHECK(batch.length(0) == 7);
+  CHECK(batch.row_length(0, 1) == 3);
+  CHECK(batch.key_mask(0)[1][0][6].item<bool>());
+  CHECK(batch.positions(0)[1][1][6].item<int64_t>() == 6);
+  CHECK(batch.keys(1)[2][3][6][0].item<float>() == 7.0f);  // stored for each query head
+  // Appending past the capacity keeps the mask right.
+  for (int64_t p = 7; p < 14; ++p) batch.append(0, k_new, v_new, p);
+  CHECK(batch.key_mask(0).sum().item<int64_t>() == 6 + 2 + 4 + 3 * 8);
+  CHECK(batch.row_length(0, 2) == 12);
+
+  // Row 0 (the longest) finishes: slots that only it used go, views of the same storage.
+  batch.select_rows({1, 2});
+  REQUIRE(batch.batch_size() == 2);
+  CHECK(batch.length(0) == 12);
+  CHECK(batch.row_length(0, 0) == 10);
+  CHECK(batch.row_length(0, 1) == 12);
+  CHECK(at::equal(batch.keys(0)[0].narrow(1, 2, 2), rows[1].keys(0)[0]));
+  CHECK(batch.key_mask(0).sum().item<int64_t>() == 10 + 12);
+  // Only row 2 left: no padding, no mask.
+  batch.select_rows({1});
+  CHECK(batch.length(0) == 12);
+  CHECK_FALSE(batch.key_mask(0).defined());
+  CHECK(at::equal(batch.keys(0)[0].narrow(1, 0, 4), rows[2].keys(0)[0]));
+
+  CHECK_THROWS_AS(batch.select_rows({1}), std::invalid_argument);  // out of range
+  KVCache again = KVCache::stack({&rows[0], &rows[1]});
+  CHECK_THROWS_AS(again.select_rows({1, 0}), std::invalid_argument);  // not ascending
+  CHECK_THROWS_AS(again.keep(0, at::tensor(std::vector<int64_t>{0}, at::kLong)), std::logic_error);
+  KVCache later(2);
+  later.append(0, k, v, 0);
+  later.append(0, k.narrow(2, 0, 1), v.narrow(2, 0, 1), 6);
+  CHECK_THROWS_AS(KVCache::stack({&rows[0], &later}), std::invalid_argument);  // another position
+  CHECK_THROWS_AS(KVCache::stack({&again}), std::invalid_argument);            // already a batch
 }

@@ -232,7 +232,7 @@ TEST_CASE("llama2.c: truncated or foreign files are clear errors", "[models][bad
   CHECK_THROWS_WITH(parse_dtype("float64"), Catch::Contains("float32, bfloat16 or float16"));
 }
 
-TEST_CASE("generation_config.json adds its stop tokens; a malformed one is a clear error", "[models][config]") {
+TEST_CASE("generation_config.json adds its stop tokens - a malformed one is a clear error", "[models][config]") {
   TempDir t;
   const auto src = fs::path(test::fixture("hf/qwen2"));
   for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(src / f, t.path / f);
