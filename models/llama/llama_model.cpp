@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "models/ops/linear.h"
 #include "models/ops/ops.h"
 
 namespace ripplekv {
@@ -84,7 +85,7 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   run(HookSite::LayerInput, hidden);
 
   auto x = ops::rms_norm(hidden, w.attn_norm, config_.rms_norm_eps);
-  auto qkv = at::linear(x, w.w_qkv, w.b_qkv);  // [B, T, (Hq + 2 Hkv) D]
+  auto qkv = ops::linear(x, w.w_qkv, w.b_qkv);  // [B, T, (Hq + 2 Hkv) D]
   auto q = qkv.narrow(-1, 0, hq * d).view({b, t, hq, d}).transpose(1, 2);
   auto k = qkv.narrow(-1, hq * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
   auto v = qkv.narrow(-1, (hq + hkv) * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
@@ -112,7 +113,7 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
   }
 
   attn = attn.transpose(1, 2).reshape({b, t, hq * d});
-  hidden = hidden + at::linear(attn, w.wo);
+  hidden = hidden + ops::linear(attn, w.wo);
   run(HookSite::AttnResidual, hidden);
   auto h2 = ops::rms_norm(hidden, w.ffn_norm, config_.rms_norm_eps);
   hidden = hidden + ops::swiglu_mlp_fused(h2, w.w_gate_up, w.w_down);
@@ -138,7 +139,7 @@ at::Tensor LlamaModel::logits(const at::Tensor& hidden, const HookRegistry* hook
                               LogitsFor which) const {
   auto h = which == LogitsFor::LastToken ? hidden.narrow(1, hidden.size(1) - 1, 1) : hidden;
   h = ops::rms_norm(h, weights_.final_norm, config_.rms_norm_eps);
-  auto out = at::linear(h, weights_.lm_head).to(at::kFloat);
+  auto out = ops::linear(h, weights_.lm_head).to(at::kFloat);
   if (hooks && hooks->wants(HookSite::Logits, -1)) {
     hooks->run(HookContext{HookSite::Logits, -1, phase, nullptr}, out);
   }

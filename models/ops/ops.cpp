@@ -1,6 +1,10 @@
 #include "models/ops/ops.h"
 
+#include "models/ops/decode_attention.h"
+#include "models/ops/linear.h"
+
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace ripplekv::ops {
@@ -45,9 +49,9 @@ at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::T
 }
 
 at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
-  auto gu = at::linear(x, w_gate_up);
+  auto gu = ops::linear(x, w_gate_up);
   const int64_t inter = w_gate_up.size(0) / 2;
-  return at::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
+  return ops::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
 }
 
 at::Tensor repeat_kv(const at::Tensor& x, int64_t n_rep) {
@@ -83,6 +87,9 @@ at::Tensor causal_attention(const AttentionInputs& in) {
     // Decoding: the newest token sees every cached key. Fold the query heads of a GQA group
     // into the query axis so the cache is read once per KV head and never repeated.
     auto q = in.q.reshape({b, hkv, n_rep, d});
+    if (decode_attention_supported(q, in.k, in.v)) {
+      return decode_attention(q, in.k, in.v, in.key_mask).reshape({b, hq, 1, d});
+    }
     std::optional<at::Tensor> mask;
     if (in.key_mask.defined()) mask = in.key_mask.view({b, 1, 1, tk});
     auto out = at::scaled_dot_product_attention(q, in.k, in.v, mask);

@@ -5,6 +5,7 @@
 #include "catch_torch.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "models/ops/ops.h"
@@ -110,4 +111,47 @@ TEST_CASE("Window attention and chunked column sums equal the naive probabilitie
   }
   // The whole prompt as the window (H2O): every column sum of a causal softmax adds up to Tq.
   CHECK(attention_column_sums(in, 11, 4).sum().item<double>() == Approx(4 * 11.0).epsilon(1e-5));
+}
+
+TEST_CASE("Decode attention (one query per sequence) equals the naive loop: float32, bfloat16, padded rows, "
+          "strided cache views",
+          "[ops][attention]") {
+  at::manual_seed(9);
+  // Head sizes 64 and 128 (the CPU decode kernel's shapes), 300 keys (more than one key
+  // block), GQA groups of 3, keys read through a narrowed capacity buffer as the cache holds
+  // them, and a padded batch: row 1's first 100 slots are padding (masked, position INT64_MAX).
+  for (const int64_t d : {64, 128}) {
+    const int64_t B = 2, Hkv = 2, Hq = 6, T = 300;
+    auto in = random_inputs(B, Hq, Hkv, 1, T, d);
+    auto kbuf = at::randn({B, Hkv, T + 40, d}), vbuf = at::randn({B, Hkv, T + 40, d});
+    in.k = kbuf.narrow(2, 0, T);
+    in.v = vbuf.narrow(2, 0, T);
+    in.key_mask = at::ones({B, 1, T}, at::kBool);
+    in.key_mask[1].narrow(1, 0, 100).fill_(false);
+    in.k_pos.select(0, 1).narrow(1, 0, 100).fill_(std::numeric_limits<int64_t>::max());
+    in.k.select(0, 1).narrow(1, 0, 100).zero_();
+    in.v.select(0, 1).narrow(1, 0, 100).zero_();
+    const auto expected = naive_attention(in);
+    INFO("head size " << d);
+    CHECK(at::allclose(causal_attention(in).to(at::kDouble), expected, 1e-5, 1e-5));
+    // bfloat16: inputs rounded to bfloat16, the result within bfloat16 rounding of the exact
+    // attention of those inputs.
+    AttentionInputs bf = in;
+    bf.q = in.q.to(at::kBFloat16);
+    bf.k = in.k.to(at::kBFloat16);
+    bf.v = in.v.to(at::kBFloat16);
+    AttentionInputs rounded = in;
+    rounded.q = bf.q.to(at::kFloat);
+    rounded.k = bf.k.to(at::kFloat);
+    rounded.v = bf.v.to(at::kFloat);
+    const auto exact = naive_attention(rounded);
+    const auto got = causal_attention(bf);
+    CHECK(got.scalar_type() == at::kBFloat16);
+    CHECK((got.to(at::kDouble) - exact).abs().max().item<double>() <= 2e-2 * exact.abs().max().item<double>());
+    // and no worse than LibTorch's own bfloat16 attention of the same inputs
+    const auto torch_bf = at::scaled_dot_product_attention(
+        bf.q.reshape({B, Hkv, 3, d}), bf.k, bf.v, bf.key_mask.view({B, 1, 1, T})).reshape({B, Hq, 1, d});
+    CHECK((got.to(at::kDouble) - exact).abs().max().item<double>() <=
+          1.5 * (torch_bf.to(at::kDouble) - exact).abs().max().item<double>() + 1e-6);
+  }
 }

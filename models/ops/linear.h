@@ -1,0 +1,20 @@
+// y = x W^T (+ b), as at::linear, with a faster path for what decoding one sequence does on a
+// CPU: a single input row. There the BLAS runs a float32 matrix-vector product on one thread
+// and bfloat16 at about half the memory bandwidth, and the product is bound by reading W, so:
+//  - float32: the output rows are split across the intra-op threads, each a matrix-vector
+//    product of its own rows (the same BLAS kernel; each output is the same dot product);
+//  - bfloat16: an AVX-512 kernel reads W once, widening to float32 and accumulating there
+//    (as oneDNN does), then rounds to bfloat16; a CPU without AVX-512 takes at::linear.
+// Everything else (several rows, other dtypes, other devices) is at::linear.
+#pragma once
+
+#include <ATen/ATen.h>
+
+namespace ripplekv::ops {
+
+at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {});
+
+// Whether linear() takes its single-row path for these operands (for tests and benchmarks).
+bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w);
+
+}  // namespace ripplekv::ops
