@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Model benchmark: ripplekv vs HF transformers (same torch, same threads, same machine), one
-# process per (implementation, dtype) so peak memory is per configuration. Prints a table with
-# prefill tokens/s, decode ms/token, peak RSS and the ratios, plus prefill GFLOP/s against the
-# measured matmul peak.
+# Model benchmark: ripplekv vs HF transformers (same torch, same threads, same machine, same
+# environment), one process per (implementation, shape, dtype) so peak memory is per
+# configuration. For each model shape (random weights) it prints:
+#   - prefill tokens/s and % of the measured matrix-multiply peak (MFU on a GPU),
+#   - decode ms/token and % of the memory bound (weights + KV cache read once per token at the
+#     read bandwidth ripplekv_bench measures; % of HBM bandwidth on a GPU),
+#   - the step time of a batch of V = 1, 4, 16, 25 variant rows (the engine's batched decode),
+#   - peak RSS.
 #
-#   scripts/bench.sh                       # lengths 512,2048,8192; float32 and bfloat16
-#   LENGTHS=512,2048 DTYPES=float32 scripts/bench.sh
+#   scripts/bench.sh                                   # tinyllama, smollm2, qwen2.5-1.5b at 2048, 8192
+#   SHAPES=smollm2 LENGTHS=2048 DTYPES=bfloat16 scripts/bench.sh
+#   DEVICE=cuda scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LENGTHS=${LENGTHS:-512,2048,8192}
+SHAPES=${SHAPES:-tinyllama,smollm2,qwen2.5-1.5b}
+LENGTHS=${LENGTHS:-2048,8192}
 DTYPES=${DTYPES:-float32,bfloat16}
 THREADS=${THREADS:-$(nproc)}
 DEVICE=${DEVICE:-cpu}
-LAYERS=${LAYERS:-22}   # 22 = TinyLlama-1.1B
+VARIANTS=${VARIANTS:-1,4,16,25}
 PY=${PY:-.venv/bin/python}
 BENCH=${BENCH:-build/ripplekv_bench}
 # Same environment for both sides: glibc keeps freed memory instead of returning it (fresh
@@ -20,31 +26,55 @@ BENCH=${BENCH:-build/ripplekv_bench}
 run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
   GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 "$@"; }
 out=$(mktemp)
-for d in ${DTYPES//,/ }; do
-  run "$BENCH" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" --layers "$LAYERS" | tee -a "$out"
-  run "$PY" scripts/bench/bench_hf.py --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" --layers "$LAYERS" | tee -a "$out"
+for s in ${SHAPES//,/ }; do
+  for d in ${DTYPES//,/ }; do
+    run "$BENCH" --shape "$s" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" \
+      --variants "$VARIANTS" --budgets "" | tee -a "$out"
+    run "$PY" scripts/bench/bench_hf.py --shape "$s" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" \
+      --device "$DEVICE" --variants "$VARIANTS" | tee -a "$out"
+  done
 done
-"$PY" - "$out" <<'PYEOF'
+"$PY" - "$out" "$DEVICE" <<'PYEOF'
 import sys
-rows = {}
+rows, peaks, batch = {}, {}, {}
 for line in open(sys.argv[1]):
-    if not line.startswith("RESULT") or "tokens=" not in line:
-        if line.startswith("RESULT impl=ripplekv") and "matmul_peak" in line:
-            kv = dict(x.split("=") for x in line.split()[1:])
-            rows[("peak", kv["dtype"])] = kv["matmul_peak_gflops"]
+    if not line.startswith("RESULT"):
         continue
-    kv = dict(x.split("=") for x in line.split()[1:])
-    rows[(kv["impl"], kv["dtype"], int(kv["tokens"]))] = kv
-print("\n| dtype | tokens | prefill tok/s ripplekv | HF | ratio | prefill GFLOP/s (% of matmul peak) | decode ms/tok ripplekv | HF | speed-up | peak RSS MiB ripplekv / HF |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for key in sorted(k for k in rows if k[0] == "ripplekv"):
-    _, d, t = key
-    r, h = rows[key], rows.get(("hf", d, t))
-    if not h:
-        continue
-    pr = float(r["prefill_tok_s"]) / float(h["prefill_tok_s"])
-    dr = float(h["decode_ms"]) / float(r["decode_ms"])
-    print(f"| {d} | {t} | {r['prefill_tok_s']} | {h['prefill_tok_s']} | {pr:.2f}x | {r['prefill_gflops']} ({r['pct_of_peak']}% of {rows.get(('peak', d), '?')}) "
-          f"| {r['decode_ms']} | {h['decode_ms']} | {dr:.2f}x | {r['peak_rss_mib']} / {h['peak_rss_mib']} |")
+    kv = dict(x.split("=", 1) for x in line.split()[1:])
+    impl, shape, dtype = kv["impl"], kv["shape"], kv["dtype"]
+    if "matmul_peak_gflops" in kv:
+        peaks[(shape, dtype)] = kv
+    elif "tokens" in kv:
+        rows[(impl, shape, dtype, int(kv["tokens"]))] = kv
+    elif "rows" in kv:
+        batch[(impl, shape, dtype, int(kv["rows"]))] = kv
+gpu = sys.argv[2] != "cpu"
+peak_name, bw_name = ("MFU", "% of HBM bandwidth") if gpu else ("% of matmul peak", "% of memory bound")
+for (shape, dtype), p in sorted(peaks.items()):
+    print(f"\n### {shape} {dtype}: measured matmul peak {p['matmul_peak_gflops']} GFLOP/s, "
+          f"read bandwidth {p['read_gbs']} GB/s, weights {p['weight_mib']} MiB")
+    print(f"| tokens | prefill tok/s ripplekv | HF | ratio | {peak_name} ripplekv / HF "
+          f"| decode ms/tok ripplekv | HF | speed-up | {bw_name} ripplekv / HF | peak RSS MiB ripplekv / HF |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(k for k in rows if k[:3] == ("ripplekv", shape, dtype)):
+        r, h = rows[key], rows.get(("hf",) + key[1:])
+        if not h:
+            continue
+        pr = float(r["prefill_tok_s"]) / float(h["prefill_tok_s"])
+        dr = float(h["decode_ms"]) / float(r["decode_ms"])
+        hf_pct = float(r["pct_of_peak"]) / pr
+        hf_bound = 100 * float(r["decode_bound_ms"]) / float(h["decode_ms"])
+        print(f"| {key[3]} | {r['prefill_tok_s']} | {h['prefill_tok_s']} | {pr:.2f}x | {r['pct_of_peak']}% / {hf_pct:.0f}% "
+              f"| {r['decode_ms']} | {h['decode_ms']} | {dr:.2f}x | {r['pct_of_bound']}% / {hf_bound:.0f}% "
+              f"| {r['peak_rss_mib']} / {h['peak_rss_mib']} |")
+    vs = sorted(k[3] for k in batch if k[:3] == ("ripplekv-batch", shape, dtype))
+    if vs:
+        print(f"\n| V rows (batched variant decode, ~{batch[('ripplekv-batch', shape, dtype, vs[0])]['budget']} tokens each) "
+              "| ripplekv step ms (x one row) | HF step ms (x one row) |")
+        print("|---|---|---|")
+        for v in vs:
+            r, h = batch[("ripplekv-batch", shape, dtype, v)], batch.get(("hf-batch", shape, dtype, v))
+            hs = f"{h['step_ms']} ({h['x_one_row']}x)" if h else "-"
+            print(f"| {v} | {r['step_ms']} ({r['x_one_row']}x) | {hs} |")
 PYEOF
 rm -f "$out"
