@@ -7,9 +7,10 @@
 // minimises, over partitions of the rows sorted by cached slots into consecutive groups,
 //   sum over groups g of  weight_bytes * (1 + row_cost * (|g| - 1))
 //                       + slot_bytes * sum over layers of |g| * max over rows of slots,
-// where row_cost is the extra cost of one more row of a batched matrix product relative to
-// a whole matrix-vector product (measured on this project's CPU: 16 rows cost about 2x one,
-// so 1/16; on a GPU it is smaller still). Stateless and torch-free.
+// where row_cost is the extra cost of one more row of a batched step relative to a whole
+// single-row step (measured on this project's CPU with the SmolLM2 shape, scripts/bench.sh:
+// 16 rows cost 2.7x one row in bfloat16 and 3.4x in float32, so about 1/8; on a GPU it is
+// smaller). Stateless and torch-free.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,7 @@ namespace ripplekv {
 struct DecodeCostModel {
   double weight_bytes = 0;    // bytes of weights read per decode step
   double slot_bytes = 0;      // bytes of keys + values per cached slot (one token, one head)
-  double row_cost = 1.0 / 16;  // extra weight-read cost of each further row in a batch
+  double row_cost = 1.0 / 8;  // extra cost of each further row in a batch, in weight reads
 };
 
 // slots[r][l]: cached slots (tokens x heads) of row r in layer l. Returns groups of row
