@@ -9,29 +9,17 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "models/ops/cpu_features.h"
 
 namespace ripplekv::ops {
 
 namespace {
 
 #if defined(__x86_64__)
-bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
-  return has;
-}
-
-#define RIPPLEKV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 // 16 lanes of a row, widened to float32.
 RIPPLEKV_AVX512 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
-RIPPLEKV_AVX512 inline __m512 load16(const at::BFloat16* p) {
-  const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));
-}
+RIPPLEKV_AVX512 inline __m512 load16(const at::BFloat16* p) { return load_bf16x16(p); }
 
 constexpr int64_t kKeyBlock = 256;
 constexpr int64_t kMaxHeadDim = 256;

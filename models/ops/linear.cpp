@@ -5,29 +5,17 @@
 #include <algorithm>
 #include <cstdint>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "models/ops/cpu_features.h"
 
 namespace ripplekv::ops {
 
 namespace {
 
 #if defined(__x86_64__)
-bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
-  return has;
-}
-
-// bfloat16 -> float32 is a 16-bit shift of the bits.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 widen(__m256i bf16) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bf16), 16));
-}
 
 // y[r] = dot(w[r, :], x) for r in [r0, r1); w bfloat16 [N, K] row-major, x float32 [K].
 // Four rows at a time share each load of x; float32 accumulators, 16 lanes each.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_bf16_rows(const uint16_t* w, const float* x,
+RIPPLEKV_AVX512 void gemv_bf16_rows(const uint16_t* w, const float* x,
                                                                            float* y, int64_t r0, int64_t r1,
                                                                            int64_t k_len) {
   const int64_t k_main = k_len / 16 * 16;
@@ -41,17 +29,17 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_bf16_rows(const u
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
     for (int64_t k = 0; k < k_main; k += 16) {
       const __m512 xv = _mm512_loadu_ps(x + k);
-      a0 = _mm512_fmadd_ps(widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0 + k))), xv, a0);
-      a1 = _mm512_fmadd_ps(widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1 + k))), xv, a1);
-      a2 = _mm512_fmadd_ps(widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + k))), xv, a2);
-      a3 = _mm512_fmadd_ps(widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w3 + k))), xv, a3);
+      a0 = _mm512_fmadd_ps(load_bf16x16(w0 + k), xv, a0);
+      a1 = _mm512_fmadd_ps(load_bf16x16(w1 + k), xv, a1);
+      a2 = _mm512_fmadd_ps(load_bf16x16(w2 + k), xv, a2);
+      a3 = _mm512_fmadd_ps(load_bf16x16(w3 + k), xv, a3);
     }
     if (tail) {
       const __m512 xv = _mm512_maskz_loadu_ps(tail, x + k_main);
-      a0 = _mm512_fmadd_ps(widen(_mm256_maskz_loadu_epi16(tail, w0 + k_main)), xv, a0);
-      a1 = _mm512_fmadd_ps(widen(_mm256_maskz_loadu_epi16(tail, w1 + k_main)), xv, a1);
-      a2 = _mm512_fmadd_ps(widen(_mm256_maskz_loadu_epi16(tail, w2 + k_main)), xv, a2);
-      a3 = _mm512_fmadd_ps(widen(_mm256_maskz_loadu_epi16(tail, w3 + k_main)), xv, a3);
+      a0 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w0 + k_main)), xv, a0);
+      a1 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w1 + k_main)), xv, a1);
+      a2 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w2 + k_main)), xv, a2);
+      a3 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w3 + k_main)), xv, a3);
     }
     y[r] = _mm512_reduce_add_ps(a0);
     y[r + 1] = _mm512_reduce_add_ps(a1);
@@ -62,16 +50,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void gemv_bf16_rows(const u
     const uint16_t* wr = w + r * k_len;
     __m512 a = _mm512_setzero_ps();
     for (int64_t k = 0; k < k_main; k += 16) {
-      a = _mm512_fmadd_ps(widen(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr + k))), _mm512_loadu_ps(x + k), a);
+      a = _mm512_fmadd_ps(load_bf16x16(wr + k), _mm512_loadu_ps(x + k), a);
     }
     if (tail) {
-      a = _mm512_fmadd_ps(widen(_mm256_maskz_loadu_epi16(tail, wr + k_main)), _mm512_maskz_loadu_ps(tail, x + k_main), a);
+      a = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, wr + k_main)), _mm512_maskz_loadu_ps(tail, x + k_main), a);
     }
     y[r] = _mm512_reduce_add_ps(a);
   }
 }
-#else
-bool cpu_has_avx512() { return false; }
 #endif
 
 // Rows per task: an equal share per thread, in multiples of 4 (the kernel's row block).
