@@ -17,9 +17,15 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, co
                                const ProfilerProgress& progress) {
   if (r.samples < 1) throw std::invalid_argument("--samples must be >= 1");
   if (r.max_tokens < 2) throw std::invalid_argument("--max-tokens must be >= 2");
+  if (r.skip < 0) throw std::invalid_argument("--skip must be >= 0");
   const auto cal = read_calibration(r.calibration_path, r.calibration_format, r.text_field);
+  if (r.skip >= static_cast<int64_t>(cal.texts.size())) {
+    throw std::invalid_argument(fmt::format("--calibration {}: --skip {} passes over all of its {} texts; lower --skip",
+                                            r.calibration_path, r.skip, cal.texts.size()));
+  }
   std::vector<std::vector<int64_t>> samples;
-  for (const auto& text : cal.texts) {
+  for (size_t i = static_cast<size_t>(r.skip); i < cal.texts.size(); ++i) {
+    const auto& text = cal.texts[i];
     if (static_cast<int64_t>(samples.size()) >= r.samples) break;
     auto ids = tok.encode(text, /*add_bos=*/true);
     if (static_cast<int64_t>(ids.size()) > r.max_tokens) ids.resize(static_cast<size_t>(r.max_tokens));
@@ -47,6 +53,7 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, co
   p.calibration_hash = cal.hash;
   p.calibration_format = cal.format;
   p.samples = res.samples;
+  p.skip = r.skip;
   p.max_tokens = r.max_tokens;
   p.eps = r.profiler.noise.eps;
   p.noise_mode = noise_mode_name(r.profiler.noise.mode);

@@ -18,7 +18,8 @@ struct ProfileRequest {
   std::string calibration_path;
   std::string calibration_format = "auto";
   std::string text_field = "text";
-  int64_t samples = 16;       // first N texts of the file
+  int64_t samples = 16;       // N texts of the file (those giving 2+ tokens) ...
+  int64_t skip = 0;           // ... after passing over its first `skip` texts (disjoint calibration sets)
   int64_t max_tokens = 1024;  // each sample truncated to its first max_tokens tokens (BOS included)
   ProfilerOptions profiler;
   std::string model_path;

@@ -58,7 +58,7 @@ void write_profile_json(const SensitivityProfile& p, const std::string& path) {
         {"vocab_size", p.vocab_size}, {"weights_fingerprint", p.weights_fingerprint}, {"dtype", p.dtype}, {"device", p.device}}},
       {"calibration",
        {{"path", p.calibration_path}, {"hash", p.calibration_hash}, {"format", p.calibration_format},
-        {"samples", p.samples}, {"max_tokens", p.max_tokens}}},
+        {"samples", p.samples}, {"skip", p.skip}, {"max_tokens", p.max_tokens}}},
       {"settings",
        {{"eps", p.eps}, {"noise_mode", p.noise_mode}, {"positions", p.positions}, {"kl_positions", p.kl_positions},
         {"draws", p.draws}, {"seed", p.seed}, {"kl_direction", p.kl_direction}}},
@@ -138,6 +138,7 @@ SensitivityProfile read_profile_json(const std::string& path) {
     p.calibration_hash = c.value("hash", "");
     p.calibration_format = c.value("format", "");
     p.samples = integer(c, "samples", " in calibration", false);
+    p.skip = integer(c, "skip", " in calibration", false);
     p.max_tokens = integer(c, "max_tokens", " in calibration", false);
     const auto& s = need(j, "settings", "");
     p.eps = s.value("eps", 0.0);

@@ -31,6 +31,7 @@ struct SensitivityProfile {
   std::string calibration_hash;
   std::string calibration_format;
   int64_t samples = 0;
+  int64_t skip = 0;  // texts of the file passed over before the first sample
   int64_t max_tokens = 0;
   // Settings.
   double eps = 0;

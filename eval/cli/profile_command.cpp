@@ -24,7 +24,9 @@ int run_profile(const std::vector<std::string>& args) {
       "calibration-format", po::value<std::string>(&req.calibration_format)->default_value("auto"),
       "auto | lines | blocks | jsonl | longbench")(
       "text-field", po::value<std::string>(&req.text_field)->default_value("text"), "JSON lines text field")(
-      "samples", po::value<int64_t>(&req.samples)->default_value(16), "calibration samples (first N texts)")(
+      "samples", po::value<int64_t>(&req.samples)->default_value(16), "calibration samples (the first N texts after --skip)")(
+      "skip", po::value<int64_t>(&req.skip)->default_value(0),
+      "calibration texts to pass over first (a disjoint calibration set: --skip 16 after --samples 16)")(
       "max-tokens", po::value<int64_t>(&req.max_tokens)->default_value(1024), "tokens per sample at most")(
       "eps", po::value<double>(&req.profiler.noise.eps)->default_value(0.1),
       "noise scale: noise-to-signal ratio per value component")(

@@ -336,3 +336,39 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   CHECK(read_profile_json(a).weights_fingerprint == read_profile_json(b).weights_fingerprint);
   fs::remove_all(cache_dir);
 }
+
+TEST_CASE("Profile --skip: the samples after the first `skip` texts - disjoint calibration sets", "[core][ripple][profile]") {
+  const auto model = load_model(test::shared_data("stories260K/stories260K.bin"), {});
+  Tokenizer tok(test::shared_data("stories260K/tok512.model"));
+  ProfileRequest req;
+  req.calibration_path = test::shared_data("longbench/raw/multi_news.jsonl");
+  req.samples = 1;
+  req.max_tokens = 48;
+  req.profiler.kl_positions = 8;
+  const auto cal = read_calibration(req.calibration_path);
+  auto sample = [&](size_t i) {
+    auto ids = tok.encode(cal.texts[i], true);
+    ids.resize(48);
+    return std::vector<int64_t>(ids.begin(), ids.end());
+  };
+  req.skip = 3;
+  const auto skipped = run_profile(*model, tok, req);
+  CHECK(skipped.skip == 3);
+  CHECK(skipped.samples == 1);
+  const auto expected = profile_sensitivity(*model, {sample(3)}, req.profiler);
+  const auto first = profile_sensitivity(*model, {sample(0)}, req.profiler);
+  REQUIRE(skipped.layers.size() == expected.layers.size());
+  for (size_t l = 0; l < expected.layers.size(); ++l) CHECK(skipped.layers[l].mean == expected.layers[l].mean);
+  bool differs = false;
+  for (size_t l = 0; l < first.layers.size(); ++l) differs = differs || first.layers[l].mean != expected.layers[l].mean;
+  CHECK(differs);
+  // Written and read back.
+  const auto path = temp_path("skip.json");
+  write_profile_json(skipped, path);
+  CHECK(read_profile_json(path).skip == 3);
+  fs::remove(path);
+  req.skip = 200;  // the file holds 200 texts
+  CHECK_THROWS_WITH(run_profile(*model, tok, req), Catch::Contains("--skip 200") && Catch::Contains("200 texts"));
+  req.skip = -1;
+  CHECK_THROWS_WITH(run_profile(*model, tok, req), Catch::Contains("--skip"));
+}
