@@ -6,6 +6,7 @@ if(RIPPLEKV_WITH_EVAL)
     ${CMAKE_CURRENT_LIST_DIR}/ini_file.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_kinds.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sweep_grid.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/bootstrap.cpp
     ${CMAKE_CURRENT_LIST_DIR}/result_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/published_results.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_results.cpp

@@ -11,6 +11,7 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/longbench/test_run_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ruler/test_ruler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/experiments/test_bootstrap.cpp
 )
 
 # LibTorch parts: the evaluation engine (one prefill for every variant equals separate runs),
