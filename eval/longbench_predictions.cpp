@@ -42,6 +42,11 @@ std::vector<PredictionRecord> load_predictions_jsonl(const std::filesystem::path
       r.length = length->get<long long>();
     }
     r.line = line;
+    if (const auto id = j.find("_id"); id != j.end() && id->is_string()) {
+      r.id = id->get<std::string>();
+    } else {
+      r.id = "#" + std::to_string(line);
+    }
     records.push_back(std::move(r));
   });
   return records;

@@ -18,6 +18,7 @@ struct PredictionRecord {
   std::optional<std::vector<std::string>> all_classes;  // null in the file -> nullopt
   std::optional<long long> length;                      // absent -> nullopt
   std::size_t line = 0;  // 1-based line in the file it was read from (0 if built in memory)
+  std::string id;        // "_id" when the line has one (ripplekv's do), else "#<line>"
 };
 
 // "pred" and "answers" are required; "all_classes" may be null or absent; "length"

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "eval/python_numeric.h"
+#include "eval/sample_scores.h"
 
 namespace ripplekv::eval {
 namespace {
@@ -89,6 +90,7 @@ TaskResult score_task_records(const LongBenchTask& task,
     try {
       result.sample_scores.push_back(
           score_sample(task, r.pred, r.answers, all_classes, options.rouge));
+      result.sample_ids.push_back(r.id);
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}:{}: {}", source, r.line, e.what()));
     }
@@ -242,7 +244,16 @@ std::vector<std::filesystem::path> write_score_files(const std::filesystem::path
     write_text(written.back(), text);
   };
   put("result.json", result_json(run.results, longbench_e));
-  if (!longbench_e) put("list_result.json", list_result_json(run.results));
+  if (!longbench_e) {
+    put("list_result.json", list_result_json(run.results));
+    SampleScores samples;
+    for (const auto& r : run.results) {
+      auto& c = samples[r.task];
+      c.ids = r.sample_ids;
+      for (double s : r.sample_scores) c.scores.push_back(100.0 * s);
+    }
+    put("sample_scores.json", sample_scores_json(samples));
+  }
   put("results.md", results_markdown({run}));
   put("results.csv", results_csv({run}));
   return written;

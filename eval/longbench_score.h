@@ -34,6 +34,7 @@ struct TaskResult {
   std::vector<double> sample_scores;  // file order, as list_result.json
   double score = 0.0;                 // eval.py's scorer (always computed)
   std::optional<LengthBucketScores> buckets;  // eval.py's scorer_e (longbench_e only)
+  std::vector<std::string> sample_ids;  // the records' ids, in sample_scores' order
 };
 
 // Scores one task's records. As in eval.py, classification uses the all_classes of

@@ -11,6 +11,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/longbench_predictions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rouge_l.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sample_scores.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_score.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chat_template.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prompt_builder.cpp

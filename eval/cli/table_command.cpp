@@ -12,6 +12,7 @@
 #include "core/compress/method_presets.h"
 #include "eval/experiments/paper_tables.h"
 #include "eval/experiments/published_results.h"
+#include "eval/experiments/paired_comparison.h"
 #include "eval/experiments/run_results.h"
 
 namespace ripplekv::cli {
@@ -70,6 +71,7 @@ int run_table(const std::vector<std::string>& args) {
   }
   const auto lb = longbench_tables(gathered.longbench, pub);
   const auto fid = fidelity_tables(gathered.fidelity);
+  const auto paired = paired_difference_tables(gathered.longbench);
 
   const fs::path dir(out);
   fs::create_directories(dir);
@@ -88,6 +90,12 @@ int run_table(const std::vector<std::string>& args) {
     write_text(dir / "longbench.csv", table_csv(lb));
     write_text(dir / "longbench.tex", table_latex(lb));
     std::cout << table_markdown(lb);
+  }
+  if (!paired.empty()) {
+    write_text(dir / "paired.md", table_markdown(paired));
+    write_text(dir / "paired.csv", table_csv(paired));
+    write_text(dir / "paired.tex", table_latex(paired));
+    std::cout << table_markdown(paired);
   }
   if (!fid.empty()) {
     write_text(dir / "fidelity.md", table_markdown(fid));

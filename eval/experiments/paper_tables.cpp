@@ -9,6 +9,7 @@
 
 #include "eval/longbench_score.h"
 #include "eval/longbench_tasks.h"
+#include "eval/experiments/paired_comparison.h"
 
 namespace ripplekv::experiments {
 namespace {
@@ -86,10 +87,10 @@ std::vector<std::string> models_of(const std::vector<Run>& runs) {
 }
 
 // One model's runs as placed rows (label, budget, kind, source), with their folders;
-// `values` gives each run's numbers.
-template <class Run, class Values>
+// `values` gives each run's numbers, `interval` its row's confidence interval (or nullopt).
+template <class Run, class Values, class IntervalOf>
 void add_run_rows(const std::vector<Run>& runs, const std::string& model, const Values& values,
-                  std::vector<PlacedRow>& rows, std::vector<std::string>& dirs) {
+                  std::vector<PlacedRow>& rows, std::vector<std::string>& dirs, const IntervalOf& interval) {
   std::vector<std::pair<std::string, RunIdentity>> ids;
   std::vector<const Run*> mine;
   for (const auto& r : runs) {
@@ -103,6 +104,7 @@ void add_run_rows(const std::vector<Run>& runs, const std::string& model, const 
     TableRow row;
     row.labels = {labels[i], budget_text(r.id)};
     row.values = values(r);
+    row.interval = interval(r);
     row.kind = r.id.full ? RowKind::kFullCache : RowKind::kRun;
     row.source = r.dir.string();
     rows.push_back({r.id.full, r.id.budget, 0, method_rank(r.id.method), labels[i], std::move(row)});
@@ -180,7 +182,12 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
       for (const auto& t : tasks) v.push_back(r.scores.at(t));
       v.push_back(r.avg);
       return v;
-    }, rows, dirs);
+    }, rows, dirs, [](const LongBenchResult& r) -> std::optional<std::pair<double, double>> {
+      const auto ci = avg_interval(r);  // the Avg's bootstrap interval, for runs with per-sample scores
+      if (!ci) return std::nullopt;
+      return std::make_pair(ci->lo, ci->hi);
+    });
+    const bool intervals = std::any_of(rows.begin(), rows.end(), [](const PlacedRow& p) { return p.row.interval.has_value(); });
     for (const auto& p : published) {
       TableRow row;
       row.labels = {p.method, p.budget ? std::to_string(*p.budget) : "full"};
@@ -208,6 +215,12 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
                                             : "Scores as LongBench's eval.py computes them") +
                       "; Avg is the mean of the task scores shown. Budget: cached prompt tokens per layer on average. "
                       "Bold: the best of our runs per column within a budget.");
+    if (intervals) {
+      t.interval_header = "Avg 95% CI";
+      t.interval_key = "avg_ci95";
+      t.notes.push_back("Avg 95% CI: percentile bootstrap over samples (2000 resamples, each task resampled on its own); "
+                        "\"-\" for runs scored without per-sample scores.");
+    }
     tables.push_back(std::move(t));
   }
   return tables;
@@ -229,7 +242,7 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
     std::vector<std::string> dirs;
     add_run_rows(runs, model, [](const FidelityResult& r) {
       return std::vector<std::optional<double>>{r.kl_mean, r.kl_p90, r.kl_max, r.top1, r.kv_fraction};
-    }, rows, dirs);
+    }, rows, dirs, [](const FidelityResult&) { return std::optional<std::pair<double, double>>(); });
     check_unique_rows(rows, dirs, model.empty() ? "fidelity" : model);
     ResultTable t;
     t.title = fmt::format("Fidelity to the full cache: {}", model.empty() ? "(model not recorded)" : model);

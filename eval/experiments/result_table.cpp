@@ -63,6 +63,20 @@ bool has_published(const ResultTable& t) {
   return false;
 }
 
+bool has_intervals(const ResultTable& t) {
+  for (const auto& b : t.blocks) {
+    for (const auto& r : b.rows) {
+      if (r.interval) return true;
+    }
+  }
+  return false;
+}
+
+std::string interval_text(const TableRow& row, int decimals) {
+  return row.interval ? fmt::format("[{:.{}f}, {:.{}f}]", row.interval->first, decimals, row.interval->second, decimals)
+                      : "-";
+}
+
 std::string row_label(const TableRow& row, std::size_t i) {
   return row.labels.at(i) + (i == 0 && row.kind == RowKind::kPublished ? "\u2020" : "");
 }
@@ -103,7 +117,8 @@ std::string table_markdown(const std::vector<ResultTable>& tables) {
   std::string out;
   for (const auto& t : tables) {
     const auto marks = best_marks(t);
-    const std::size_t width = t.label_headers.size() + t.columns.size();
+    const bool intervals = has_intervals(t);
+    const std::size_t width = t.label_headers.size() + t.columns.size() + (intervals ? 1 : 0);
     out += fmt::format("### {}\n\n", t.title);
     std::string header = "|", rule = "|";
     if (has_groups(t)) {
@@ -114,9 +129,11 @@ std::string table_markdown(const std::vector<ResultTable>& tables) {
         header += fmt::format(" {} |", span.group);
         for (std::size_t k = 1; k < span.count; ++k) header += "  |";
       }
+      if (intervals) header += "  |";
     } else {
       for (const auto& h : t.label_headers) header += fmt::format(" {} |", h);
       for (const auto& c : t.columns) header += fmt::format(" {} |", c.header);
+      if (intervals) header += fmt::format(" {} |", t.interval_header);
     }
     for (std::size_t i = 0; i < width; ++i) rule += i < t.label_headers.size() ? " --- |" : " ---: |";
     out += header + "\n" + rule + "\n";
@@ -124,6 +141,7 @@ std::string table_markdown(const std::vector<ResultTable>& tables) {
       out += "|";
       for (const auto& h : t.label_headers) out += fmt::format(" **{}** |", h);
       for (const auto& c : t.columns) out += fmt::format(" **{}** |", c.header);
+      if (intervals) out += fmt::format(" **{}** |", t.interval_header);
       out += "\n";
     }
     for (std::size_t b = 0; b < t.blocks.size(); ++b) {
@@ -141,6 +159,7 @@ std::string table_markdown(const std::vector<ResultTable>& tables) {
           const auto text = number(row.values[c], t.decimals);
           out += marks[b][r][c] ? fmt::format(" **{}** |", text) : fmt::format(" {} |", text);
         }
+        if (intervals) out += fmt::format(" {} |", interval_text(row, t.decimals));
         out += "\n";
       }
     }
@@ -168,6 +187,8 @@ std::string table_csv(const std::vector<ResultTable>& tables) {
     for (const auto& h : t.label_headers) header += "," + csv_field(h);
     header += ",row_kind,source";
     for (const auto& c : t.columns) header += "," + csv_field(c.key);
+    const bool intervals = has_intervals(t);
+    if (intervals) header += fmt::format(",{}_lo,{}_hi", csv_field(t.interval_key), csv_field(t.interval_key));
     if (header != last_header) out += header + "\n";
     last_header = header;
     for (const auto& block : t.blocks) {
@@ -176,6 +197,7 @@ std::string table_csv(const std::vector<ResultTable>& tables) {
         for (const auto& l : row.labels) out += "," + csv_field(l);
         out += fmt::format(",{},{}", kind_name(row.kind), csv_field(row.source));
         for (const auto& v : row.values) out += v ? fmt::format(",{}", *v) : ",";
+        if (intervals) out += row.interval ? fmt::format(",{},{}", row.interval->first, row.interval->second) : ",,";
         out += "\n";
       }
     }
@@ -208,11 +230,12 @@ std::string table_latex(const std::vector<ResultTable>& tables) {
   for (const auto& t : tables) {
     const auto marks = best_marks(t);
     const std::size_t labels = t.label_headers.size();
-    const std::size_t width = labels + t.columns.size();
+    const bool intervals = has_intervals(t);
+    const std::size_t width = labels + t.columns.size() + (intervals ? 1 : 0);
     out += "\\begin{table*}[t]\n\\centering\n";
     out += fmt::format("\\caption{{{}}}\n", latex_escape(t.title));
     out += "\\resizebox{\\textwidth}{!}{%\n\\begin{tabular}{" + std::string(labels, 'l') +
-           std::string(t.columns.size(), 'r') + "}\n\\toprule\n";
+           std::string(t.columns.size(), 'r') + (intervals ? "c" : "") + "}\n\\toprule\n";
     if (has_groups(t)) {
       std::string line(labels > 0 ? labels - 1 : 0, '&');
       std::string rules;
@@ -225,11 +248,13 @@ std::string table_latex(const std::vector<ResultTable>& tables) {
           rules += fmt::format("\\cmidrule(lr){{{}-{}}}", first, first + span.count - 1);
         }
       }
+      if (intervals) line += " &";
       out += line + " \\\\\n" + rules + "\n";
     }
     std::string header;
     for (std::size_t i = 0; i < labels; ++i) header += (i ? " & " : "") + latex_escape(t.label_headers[i]);
     for (const auto& c : t.columns) header += " & " + latex_escape(c.header);
+    if (intervals) header += " & " + latex_escape(t.interval_header);
     out += header + " \\\\\n";
     for (std::size_t b = 0; b < t.blocks.size(); ++b) {
       const auto& block = t.blocks[b];
@@ -248,6 +273,7 @@ std::string table_latex(const std::vector<ResultTable>& tables) {
           const auto text = number(row.values[c], t.decimals);
           line += marks[b][r][c] ? fmt::format(" & \\textbf{{{}}}", text) : " & " + text;
         }
+        if (intervals) line += " & " + interval_text(row, t.decimals);
         out += line + " \\\\\n";
       }
     }

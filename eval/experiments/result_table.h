@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct TableRow {
   std::vector<std::optional<double>> values;  // one per column; nullopt prints "-"
   RowKind kind = RowKind::kRun;
   std::string source;  // published rows: where the numbers come from; runs: the run folder
+  std::optional<std::pair<double, double>> interval;  // confidence interval of the row (lo, hi)
 };
 
 struct TableBlock {
@@ -41,6 +43,10 @@ struct ResultTable {
   int decimals = 2;
   std::vector<TableBlock> blocks;
   std::vector<std::string> notes;  // printed under the table
+  // When any row has an interval: the header of the column printed after the values
+  // ("[lo, hi]"; CSV: <interval_key>_lo and _hi).
+  std::string interval_header = "95% CI";
+  std::string interval_key = "ci95";
 };
 
 // best[b][r][c]: row r of block b holds the best value of column c in its block. Only kRun

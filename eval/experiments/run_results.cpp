@@ -110,6 +110,16 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
   }
   r.avg = eval::average_score(scores);
   r.kept = eval::summarize_kept_tokens(dir);
+  if (fs::exists(dir / "sample_scores.json")) {
+    auto samples = eval::read_sample_scores(dir / "sample_scores.json");
+    const bool complete = std::all_of(r.tasks.begin(), r.tasks.end(), [&](const std::string& t) {
+      const auto it = samples.find(t);
+      return it != samples.end() && !it->second.scores.empty();
+    });
+    if (complete) {
+      for (const auto& t : r.tasks) r.samples[t] = std::move(samples.at(t));
+    }
+  }
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/kept_tokens_log.h"
+#include "eval/sample_scores.h"
 
 namespace ripplekv::experiments {
 
@@ -34,6 +35,9 @@ struct LongBenchResult {
   std::map<std::string, double> scores;
   std::optional<double> avg;       // mean of the task scores, rounded like eval.py
   eval::KeptTokensSummary kept;
+  // Per-sample scores of every task (sample_scores.json), for confidence intervals; empty
+  // when the run has no such file (scored by an older ripplekv) or it misses a task.
+  eval::SampleScores samples;
 };
 
 struct FidelityResult {

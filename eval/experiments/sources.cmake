@@ -11,5 +11,6 @@ if(RIPPLEKV_WITH_EVAL)
     ${CMAKE_CURRENT_LIST_DIR}/published_results.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_results.cpp
     ${CMAKE_CURRENT_LIST_DIR}/paper_tables.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/paired_comparison.cpp
   )
 endif()

@@ -11,6 +11,7 @@
 #include "eval/jsonl.h"
 #include "eval/python_numeric.h"
 #include "eval/ruler/ruler_metric.h"
+#include "eval/sample_scores.h"
 
 namespace ripplekv::eval {
 namespace fs = std::filesystem;
@@ -21,10 +22,13 @@ RulerScore score_ruler_file(const fs::path& path, const RulerTask& task, int64_t
   }
   std::vector<std::string> preds;
   std::vector<std::vector<std::string>> refs;
+  std::vector<std::string> ids;
   JsonlReadOptions o;
-  for_each_jsonl_record(path, o, [&](const nlohmann::json& r, std::size_t) {
+  for_each_jsonl_record(path, o, [&](const nlohmann::json& r, std::size_t line) {
     preds.push_back(json_string_field(r, "pred"));
     refs.push_back(json_string_list_field(r, "outputs"));
+    const auto id = r.find("_id");
+    ids.push_back(id != r.end() && id->is_string() ? id->get<std::string>() : "#" + std::to_string(line));
   });
   if (preds.empty()) throw std::runtime_error(fmt::format("{}: no predictions", path.string()));
   RulerScore s;
@@ -33,6 +37,10 @@ RulerScore score_ruler_file(const fs::path& path, const RulerTask& task, int64_t
   s.score = ruler_task_score(task.metric, preds, refs);
   s.nulls = ruler_nulls(preds);
   s.samples = preds.size();
+  s.sample_ids = std::move(ids);
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    s.sample_scores.push_back(ruler_sample_score(task.metric, ruler_postprocess(preds[i]), refs[i]));
+  }
   return s;
 }
 
@@ -88,8 +96,11 @@ std::vector<fs::path> write_ruler_scores(const fs::path& dir, const std::string&
   };
   write(dir / "result.json", result.dump(1) + "\n");
   write(dir / "ruler_scores.json", detail.dump(1) + "\n");
+  SampleScores samples;
+  for (const auto& s : scores) samples[fmt::format("{}@{}", s.task, s.length)] = {s.sample_ids, s.sample_scores};
+  write(dir / "sample_scores.json", sample_scores_json(samples));
   write(dir / "results.md", ruler_scores_markdown(label, scores));
-  return {dir / "result.json", dir / "ruler_scores.json", dir / "results.md"};
+  return {dir / "result.json", dir / "ruler_scores.json", dir / "sample_scores.json", dir / "results.md"};
 }
 
 }  // namespace ripplekv::eval

@@ -19,6 +19,8 @@ struct RulerScore {
   double score = 0;
   std::string nulls;  // "k/n"
   std::size_t samples = 0;
+  std::vector<std::string> sample_ids;  // "_id" of each line (else "#<line>")
+  std::vector<double> sample_scores;    // each in [0, 100]; their mean is `score` before rounding
 };
 
 // Scores one predictions file (RULER's format: "pred" and "outputs" per line).
@@ -27,7 +29,7 @@ RulerScore score_ruler_file(const std::filesystem::path& path, const RulerTask& 
 std::vector<RulerScore> score_ruler_dir(const std::filesystem::path& dir, const std::vector<const RulerTask*>& tasks,
                                         const std::vector<int64_t>& lengths);
 std::string ruler_scores_markdown(const std::string& label, const std::vector<RulerScore>& scores);
-// result.json and results.md; returns the paths written.
+// result.json, ruler_scores.json, sample_scores.json and results.md; returns the paths written.
 std::vector<std::filesystem::path> write_ruler_scores(const std::filesystem::path& dir, const std::string& label,
                                                       const std::vector<RulerScore>& scores);
 

@@ -11,10 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
 #include "eval/experiments/ini_file.h"
+#include "eval/experiments/paired_comparison.h"
 #include "eval/experiments/paper_tables.h"
 #include "eval/experiments/published_results.h"
 #include "eval/experiments/result_table.h"
@@ -482,4 +484,98 @@ TEST_CASE("run labels name only the options that differ", "[experiments][table]"
   RunIdentity d = b;
   d.options["profile"] = "/y/p2.json";
   CHECK(run_labels({{"m", a}, {"m", d}})[1] == "RippleKV (r=4, profile=p2.json)");
+}
+
+namespace {
+// Per-sample scores beside a fake run: ids s0, s1, ... unless given.
+void fake_sample_scores(const fs::path& dir, const std::map<std::string, std::vector<double>>& scores,
+                        const std::string& id_prefix = "s") {
+  ripplekv::eval::SampleScores s;
+  for (const auto& [task, v] : scores) {
+    auto& c = s[task];
+    c.scores = v;
+    for (std::size_t i = 0; i < v.size(); ++i) c.ids.push_back(id_prefix + std::to_string(i));
+  }
+  ripplekv::eval::write_sample_scores(dir / "sample_scores.json", s);
+}
+std::map<std::string, double> means(const std::map<std::string, std::vector<double>>& scores) {
+  std::map<std::string, double> out;
+  for (const auto& [t, v] : scores) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    out[t] = sum / static_cast<double>(v.size());
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline with a paired verdict",
+          "[experiments][table]") {
+  const auto dir = scratch("table_ci");
+  const std::vector<double> base_q = {10, 40, 35, 0, 80, 55, 20, 65, 30, 45, 50, 25};
+  const std::vector<double> base_t = {100, 0, 100, 100, 0, 100, 100, 0, 100, 100};
+  auto plus = [](std::vector<double> v, double d) {
+    for (auto& x : v) x += d;
+    return v;
+  };
+  const std::map<std::string, std::vector<double>> snap = {{"qasper", base_q}, {"trec", base_t}};
+  const std::map<std::string, std::vector<double>> pyr = {{"qasper", plus(base_q, -3)}, {"trec", base_t}};
+  const std::map<std::string, std::vector<double>> win = {{"qasper", plus(base_q, 4)}, {"trec", base_t}};
+  const std::map<std::string, std::vector<double>> tie = {{"qasper", {12, 38, 35, 2, 78, 55, 22, 63, 30, 47, 48, 25}},
+                                                           {"trec", base_t}};
+  const struct {
+    const char* name;
+    const char* selector;
+    const char* allocator;
+    const char* ratio;
+    const std::map<std::string, std::vector<double>>* scores;
+    const char* ids;
+  } runs[] = {{"snap", "snapkv", "uniform", "", &snap, "s"},  {"pyr", "snapkv", "pyramid", "", &pyr, "s"},
+              {"r2", "snapkv", "ripple", "2", &win, "s"},     {"r4", "snapkv", "ripple", "4", &tie, "s"},
+              {"r8", "snapkv", "ripple", "8", &win, "other"}};
+  for (const auto& r : runs) {
+    std::map<std::string, std::string> options;
+    if (*r.ratio) options["ratio"] = r.ratio;
+    fake_longbench_run(dir / r.name, "/m/SmolLM2", r.selector, r.allocator, 128, means(*r.scores), options);
+    fake_sample_scores(dir / r.name, *r.scores, r.ids);
+  }
+  fake_longbench_run(dir / "old", "/m/SmolLM2", "snapkv", "uniform", 256, {{"qasper", 1}, {"trec", 2}});  // no samples
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.longbench.size() == 6);
+
+  const auto tables = longbench_tables(gathered.longbench, {});
+  REQUIRE(tables.size() == 1);
+  const auto& t = tables[0];
+  REQUIRE(t.blocks.size() == 2);
+  const auto& row = t.blocks[0].rows[0];  // SnapKV at 128
+  CHECK(row.labels[0] == "SnapKV");
+  REQUIRE(row.interval);
+  CHECK(row.interval->first < *row.values.back());
+  CHECK(row.interval->second > *row.values.back());
+  CHECK_FALSE(t.blocks[1].rows[0].interval);  // scored without per-sample scores
+  const auto md = table_markdown(tables);
+  CHECK_THAT(md, Contains("**Avg 95% CI**"));
+  CHECK_THAT(md, Contains(fmt::format("[{:.2f}, {:.2f}] |", row.interval->first, row.interval->second)));
+  CHECK_THAT(table_csv(tables), Contains(",avg_ci95_lo,avg_ci95_hi\n"));
+  CHECK_THAT(table_latex(tables), Contains("Avg 95\\% CI"));
+
+  const auto paired = paired_difference_tables(gathered.longbench);
+  REQUIRE(paired.size() == 1);
+  REQUIRE(paired[0].blocks.size() == 1);  // budget 256 has no ripple run
+  const auto& rows = paired[0].blocks[0].rows;
+  REQUIRE(rows.size() == 3);
+  std::map<std::string, const TableRow*> by_label;
+  for (const auto& r : rows) by_label[r.labels[0]] = &r;
+  const auto& r2 = *by_label.at("RippleKV (r=2)");
+  CHECK(r2.labels[2] == "SnapKV");  // the best baseline, not PyramidKV
+  CHECK(r2.labels[3] == "win");     // +4 on every qasper sample: (4 + 0) / 2 = 2 on Avg
+  CHECK(*r2.values[0] == Approx(2.0));
+  CHECK(*r2.values[1] == Approx(2.0));
+  const auto& r4 = *by_label.at("RippleKV (r=4)");
+  CHECK(r4.labels[3] == "tie");
+  CHECK(*r4.values[1] < 0);
+  CHECK(*r4.values[2] > 0);
+  const auto& r8 = *by_label.at("RippleKV (r=8)");
+  CHECK(r8.labels[3] == "different samples");
+  CHECK_FALSE(r8.values[0]);
 }

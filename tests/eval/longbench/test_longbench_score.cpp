@@ -8,6 +8,7 @@
 
 #include "eval/longbench_score.h"
 #include "eval/python_numeric.h"
+#include "eval/sample_scores.h"
 #include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
@@ -102,9 +103,54 @@ TEST_CASE("tables and result files", "[eval][score]") {
   CHECK(csv.find("fullkv,26.63,32.99,") != std::string::npos);
   const auto dir = test::scratch_dir("score_out");
   const auto written = write_score_files(dir, run, false);
-  CHECK(written.size() == 4);
+  CHECK(written.size() == 5);
   CHECK(nlohmann::json::parse(test::read_text(dir / "result.json")) ==
         nlohmann::json::parse(test::read_text(test::reference_predictions_dir() / "result.json")));
+  // Per-sample scores (x100) with each sample's id, for confidence intervals: their mean is
+  // the task score before rounding; pred.py's files have no "_id", so ids are line numbers.
+  const auto samples = read_sample_scores(dir / "sample_scores.json");
+  REQUIRE(samples.size() == run.results.size());
+  for (const auto& r : run.results) {
+    const auto& s = samples.at(r.task);
+    REQUIRE(s.scores.size() == r.sample_scores.size());
+    CHECK(s.ids.front() == "#1");
+    CHECK(s.ids.back() == "#" + std::to_string(s.ids.size()));
+    double sum = 0;
+    for (double v : s.scores) sum += v;
+    CHECK(python_round(sum / static_cast<double>(s.scores.size()), 2) == Approx(r.score).margin(0.006));
+  }
+}
+
+TEST_CASE("sample_scores.json: ids from \"_id\" and bad files named", "[eval][score]") {
+  const auto dir = test::scratch_dir("sample_scores");
+  {
+    std::ofstream(dir / "trec.jsonl") << R"({"pred": "Location", "answers": ["Location"], "all_classes": ["Location", "Number"], "_id": "a7"})"
+                                       << "\n"
+                                       << R"({"pred": "Number", "answers": ["Location"], "all_classes": ["Location", "Number"], "_id": "b2"})"
+                                       << "\n";
+  }
+  const auto results = score_predictions_dir(dir);
+  write_score_files(dir, RunScores{"x", results}, false);
+  const auto s = read_sample_scores(dir / "sample_scores.json").at("trec");
+  CHECK(s.ids == std::vector<std::string>{"a7", "b2"});
+  CHECK(s.scores == std::vector<double>{100.0, 0.0});
+  const auto bad = [&](const std::string& text) {
+    std::ofstream(dir / "bad.json", std::ios::trunc) << text;
+    try {
+      read_sample_scores(dir / "bad.json");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(bad("{"), Catch::Contains("bad.json: not valid JSON"));
+  CHECK_THAT(bad(R"({"format": "x"})"), Catch::Contains("not a ripplekv sample-scores file"));
+  CHECK_THAT(bad(R"({"format": "ripplekv-sample-scores", "version": 1, "columns": {"t": {"ids": ["a"], "scores": []}}})"),
+             Catch::Contains("1 ids and 0 scores"));
+  CHECK_THAT(bad(R"({"format": "ripplekv-sample-scores", "version": 1, "columns": {"t": {"ids": ["a", "a"], "scores": [1, 2]}}})"),
+             Catch::Contains("\"a\" appears twice"));
+  CHECK_THAT(bad(R"({"format": "ripplekv-sample-scores", "version": 1, "columns": {"t": {"ids": ["a"], "scores": ["x"]}}})"),
+             Catch::Contains("not a number"));
 }
 
 TEST_CASE("scoring errors name the file and the fix", "[eval][score]") {

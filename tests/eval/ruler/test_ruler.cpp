@@ -62,9 +62,14 @@ TEST_CASE("ruler: every score, postprocessed prediction and null count equals RU
     }
     CHECK(ruler_task_score(task->metric, preds, refs) == exp.at("score").get<double>());
     CHECK(ruler_nulls(preds) == exp.at("nulls").get<std::string>());
-    // The whole file, as `ripplekv ruler` scores a run folder.
-    CHECK(score_ruler_file(test::fixture("ruler/scoring/" + name + ".jsonl"), *task, 4096).score ==
-          exp.at("score").get<double>());
+    // The whole file, as `ripplekv ruler` scores a run folder, with each sample's score.
+    const auto file = score_ruler_file(test::fixture("ruler/scoring/" + name + ".jsonl"), *task, 4096);
+    CHECK(file.score == exp.at("score").get<double>());
+    REQUIRE(file.sample_scores.size() == preds.size());
+    REQUIRE(file.sample_ids.size() == preds.size());
+    for (std::size_t i = 0; i < preds.size(); ++i) {
+      CHECK(python_round(file.sample_scores[i], 2) == exp.at("per_sample")[i].get<double>());
+    }
   }
 }
 
