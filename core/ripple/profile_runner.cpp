@@ -98,6 +98,13 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
     }
   };
   r.samples = to_int("calibration_samples", take("calibration_samples", ripple_option_default("calibration_samples")));
+  r.skip = to_int("calibration_skip", take("calibration_skip", ripple_option_default("calibration_skip")));
+  r.profiler.noise.mode = parse_noise_mode(take("noise", ripple_option_default("noise")));
+  r.profiler.noise.positions = parse_noise_positions(take("positions", ripple_option_default("positions")));
+  r.profiler.direction = parse_kl_direction(take("direction", ripple_option_default("direction")));
+  const auto seed = to_int("seed", take("seed", ripple_option_default("seed")));
+  if (seed < 0) throw std::invalid_argument(fmt::format("ripple: seed={} must be >= 0", seed));
+  r.profiler.seed = static_cast<uint64_t>(seed);
   r.max_tokens = to_int("calibration_max_tokens", take("calibration_max_tokens", ripple_option_default("calibration_max_tokens")));
   r.profiler.kl_positions = to_int("kl_positions", take("kl_positions", ripple_option_default("kl_positions")));
   r.profiler.draws = to_int("draws", take("draws", ripple_option_default("draws")));
@@ -120,6 +127,7 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
     }
   };
   at_least("calibration_samples", static_cast<double>(r.samples), 1);
+  at_least("calibration_skip", static_cast<double>(r.skip), 0);
   at_least("calibration_max_tokens", static_cast<double>(r.max_tokens), 2);
   at_least("kl_positions", static_cast<double>(r.profiler.kl_positions), 1);
   at_least("draws", static_cast<double>(r.profiler.draws), 1);
@@ -154,9 +162,17 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
   const auto cal = read_calibration(r.calibration_path);
   // Keyed on the checkpoint and the profiling dtype: a bf16 run profiles in bf16 and reuses
   // that, a float32 run its own; neither is mistaken for the other.
-  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", model.fingerprint(), model.identity().dtype,
+  // Settings added later join the key only when they differ from their defaults, so that the
+  // cache entries made before them keep their names.
+  std::string later;
+  if (r.skip != 0) later += fmt::format("|skip={}", r.skip);
+  if (r.profiler.noise.mode != NoiseMode::Relative) later += "|noise=" + noise_mode_name(r.profiler.noise.mode);
+  if (r.profiler.noise.positions != NoisePositions::All) later += "|positions=" + noise_positions_name(r.profiler.noise.positions);
+  if (r.profiler.direction != KlDirection::Forward) later += "|direction=" + kl_direction_name(r.profiler.direction);
+  if (r.profiler.seed != 0) later += fmt::format("|seed={}", r.profiler.seed);
+  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}", model.fingerprint(), model.identity().dtype,
                                            cal.hash, r.samples, r.max_tokens, r.profiler.noise.eps,
-                                           r.profiler.kl_positions, r.profiler.draws));
+                                           r.profiler.kl_positions, r.profiler.draws, later));
   const auto path = (std::filesystem::path(cache_dir) / fmt::format("profile-{}.json", key)).string();
   bool cached = std::filesystem::exists(path);
   if (cached) {

@@ -334,6 +334,25 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   CHECK(count() == 2);
   CHECK(read_profile_json(b).dtype == "bfloat16");
   CHECK(read_profile_json(a).weights_fingerprint == read_profile_json(b).weights_fingerprint);
+  // The profiler's ablation settings reach the profiler, are recorded, and key their own entry.
+  auto with = [&](const std::string& key, const std::string& value) {
+    auto s = spec;
+    s.options[key] = value;
+    return resolve_ripple_profile(s, *fp32_model, tok, model_path).options.at("profile");
+  };
+  const auto noise = read_profile_json(with("noise", "layer_mean"));
+  CHECK(noise.noise_mode == "layer_mean");
+  const auto positions = read_profile_json(with("positions", "context"));
+  CHECK(positions.positions == "context");
+  const auto direction = read_profile_json(with("direction", "reverse"));
+  CHECK(direction.kl_direction == "reverse");
+  CHECK(read_profile_json(with("seed", "3")).seed == 3);
+  CHECK(read_profile_json(with("calibration_skip", "2")).skip == 2);
+  CHECK(count() == 7);
+  CHECK(with("direction", "forward") == a);  // a default spelled out is the same entry
+  CHECK(count() == 7);
+  CHECK_THROWS_WITH(with("direction", "sideways"), Catch::Contains("sideways"));
+  CHECK_THROWS_WITH(with("seed", "-1"), Catch::Contains("seed=-1"));
   fs::remove_all(cache_dir);
 }
 
