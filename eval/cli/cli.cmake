@@ -4,6 +4,7 @@ add_executable(ripplekv
   ${CMAKE_CURRENT_LIST_DIR}/main.cpp
   ${CMAKE_CURRENT_LIST_DIR}/command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/malloc_policy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/allocate_command.cpp

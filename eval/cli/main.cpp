@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/cli/command.h"
+#include "eval/cli/malloc_policy.h"
 #include "models/io/json_error.h"
 
 namespace {
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     usage();
     return 0;
   }
+  ripplekv::cli::keep_freed_memory();
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     try {
