@@ -68,12 +68,15 @@ def plot_vs_budget(summary, model, path):
             if r["full"]:
                 ax.axhline(r[key], color="black", linestyle="--", linewidth=1, label=r["label"])
                 continue
-            lines[r["label"]].append((r["budget"], r[key]))
+            lines[r["label"]].append((r["budget"], r[key], r.get(key + "_ci95")))
             budgets.append(r["budget"])
         for i, (label, pts) in enumerate(sorted(lines.items())):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle=STYLES[i % len(STYLES)],
-                    label=label)
+            pts.sort(key=lambda p: p[0])
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            line, = ax.plot(xs, ys, marker="o", linestyle=STYLES[i % len(STYLES)], label=label)
+            if all(p[2] for p in pts):  # 95% bootstrap intervals (summary.json's <key>_ci95)
+                ax.errorbar(xs, ys, yerr=[[y - p[2][0] for y, p in zip(ys, pts)], [p[2][1] - y for y, p in zip(ys, pts)]],
+                            fmt="none", ecolor=line.get_color(), alpha=0.5, capsize=2)
         if budgets:
             log2_axis(ax, budgets)
         if key == "kl_mean":
@@ -101,14 +104,15 @@ def plot_vs_ratio(summary, model, path):
         selectors = {r["selector"] for r in ratio_rows}
         ratios = []
         colors = {}
-        for budget in sorted({r["budget"] for r in ratio_rows}):
-            pts = sorted((r["ratio"], r[key]) for r in ratio_rows if r["budget"] == budget)
-            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"budget {budget}")
+        for selector, budget in sorted({(r["selector"], r["budget"]) for r in ratio_rows}):
+            pts = sorted((r["ratio"], r[key]) for r in ratio_rows if r["budget"] == budget and r["selector"] == selector)
+            name = f"budget {budget}" if len(selectors) == 1 else f"{selector}, budget {budget}"
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
             colors[budget] = line.get_color()
             ratios += [p[0] for p in pts]
             # The uniform anchor: same selector, uniform layer budgets, same budget.
             for r in rows:
-                if r["allocator"] == "uniform" and r["selector"] in selectors and r["budget"] == budget:
+                if r["allocator"] == "uniform" and r["selector"] == selector and r["budget"] == budget:
                     ax.plot([1], [r[key]], marker="s", markerfacecolor="none", markersize=9,
                             color=colors[budget], linestyle="none",
                             label=f"{r['label']} (uniform), budget {budget}")

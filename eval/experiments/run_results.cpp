@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "eval/experiments/paired_comparison.h"
 #include "eval/experiments/run_kinds.h"
 #include "eval/longbench_score.h"
 #include "eval/longbench_tasks.h"
@@ -352,6 +353,8 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["tasks"] = r.tasks;
     j["scores"] = r.scores;
     j["avg"] = r.avg ? nlohmann::ordered_json(*r.avg) : nlohmann::ordered_json(nullptr);
+    const auto ci = avg_interval(r);  // 95% bootstrap interval, when the run has per-sample scores
+    j["avg_ci95"] = ci ? nlohmann::ordered_json::array({ci->lo, ci->hi}) : nlohmann::ordered_json(nullptr);
     j["kept_per_layer"] = r.kept.mean_kept;
     j["kept_samples"] = r.kept.samples;
     j["mean_prompt_tokens"] = r.kept.mean_prompt_tokens;

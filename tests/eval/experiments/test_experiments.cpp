@@ -558,6 +558,11 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   CHECK_THAT(md, Contains(fmt::format("[{:.2f}, {:.2f}] |", row.interval->first, row.interval->second)));
   CHECK_THAT(table_csv(tables), Contains(",avg_ci95_lo,avg_ci95_hi\n"));
   CHECK_THAT(table_latex(tables), Contains("Avg 95\\% CI"));
+  // summary.json carries the interval for the plots (null without per-sample scores).
+  const auto summary = results_summary(gathered);
+  int with_ci = 0;
+  for (const auto& run : summary["longbench"]) with_ci += run["avg_ci95"].is_array() ? 1 : 0;
+  CHECK(with_ci == 5);
 
   const auto paired = paired_difference_tables(gathered.longbench);
   REQUIRE(paired.size() == 1);

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Stability of RippleKV's per-layer sensitivity profile (issue 14, item 1), from the
+one-text profiles that scripts/results/profile_stability.sh writes to OUT/per_text/.
+
+    .venv/bin/python scripts/results/profile_stability.py OUT [--n 8]
+
+Prints (and writes OUT/stability.md):
+  - Spearman rank correlation of the per-layer scores between two disjoint calibration sets
+    (texts 0..n-1 vs n..2n-1), between noise seeds 0 and 1, and across eps 0.05 / 0.1 / 0.2;
+  - the same for three statistics of a layer over texts: mean of the per-text mean KL, median
+    of it, and mean of the per-text p90;
+  - how many texts the ranking needs: the mean Spearman between k random texts of set A and
+    the whole of set B, for k = 1, 2, 4, ..., n (200 random draws each);
+and writes OUT/profile_stability.png (per-layer mean KL of each variant, log scale) and
+OUT/merged_eps0.1_seed0_texts0-<n-1>.json: the n-text profile at the defaults in
+`ripplekv profile`'s format, for the experiments. Its mean, max and stderr are exact for texts
+of equal token count (all are truncated to --max-tokens); p50 and p90 are not aggregable from
+per-text profiles and are left out (use a direct `ripplekv profile` run for score=p90).
+Runs with what is there: missing variants are reported, not invented.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+
+import numpy as np
+from scipy import stats
+
+NAME = re.compile(r"eps([0-9.]+)_seed(\d+)_text(\d+)\.json$")
+
+
+def load(out):
+    runs = {}
+    for path in glob.glob(os.path.join(out, "per_text", "*.json")):
+        m = NAME.search(os.path.basename(path))
+        if not m or ".tmp." in path:
+            continue
+        with open(path) as f:
+            p = json.load(f)
+        key = (m.group(1), int(m.group(2)))
+        runs.setdefault(key, {})[int(m.group(3))] = p
+    return runs
+
+
+def matrix(profiles, texts, field):
+    """[texts, layers] of one per-layer field."""
+    return np.array([[l[field] for l in profiles[t]["layers"]] for t in texts])
+
+
+def spearman(a, b):
+    return float(stats.spearmanr(a, b).statistic)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--n", type=int, default=8, help="texts per calibration set")
+    a = ap.parse_args()
+    runs = load(a.out)
+    base = runs.get(("0.1", 0), {})
+    n = a.n
+    set_a = [t for t in range(n) if t in base]
+    set_b = [t for t in range(n, 2 * n) if t in base]
+    if len(set_a) < n:
+        raise SystemExit(f"{a.out}/per_text: only {len(set_a)} of the first {n} default profiles exist; run "
+                         "scripts/results/profile_stability.sh first")
+    lines = [f"# Profile stability: {base[0]['model']['path'].rstrip('/').split('/')[-1]}", ""]
+    s0 = base[0]
+    lines.append(f"Calibration: {os.path.basename(s0['calibration']['path'])}, {s0['calibration']['max_tokens']} tokens "
+                 f"per text, one profile per text; K = {s0['settings']['kl_positions']}, noise "
+                 f"{s0['settings']['noise_mode']}, positions {s0['settings']['positions']}, "
+                 f"{s0['settings']['kl_direction']} KL, {s0['model']['dtype']}.")
+    lines.append("")
+    mean_a = matrix(base, set_a, "mean").mean(0)
+    stat = {
+        "mean": lambda p, ts: matrix(p, ts, "mean").mean(0),
+        "median": lambda p, ts: np.median(matrix(p, ts, "mean"), 0),
+        "p90": lambda p, ts: matrix(p, ts, "p90").mean(0),
+    }
+    lines += ["| comparison | Spearman (mean) | Spearman (median) | Spearman (p90) |", "|---|---:|---:|---:|"]
+
+    def row(label, p1, t1, p2, t2):
+        vals = [spearman(stat[s](p1, t1), stat[s](p2, t2)) for s in ("mean", "median", "p90")]
+        lines.append(f"| {label} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
+
+    if len(set_b) == n:
+        row(f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", base, set_a, base, set_b)
+    else:
+        lines.append(f"| disjoint sets | missing: {len(set_b)} of {n} texts of set B | | |")
+    seed1 = runs.get(("0.1", 1), {})
+    if all(t in seed1 for t in set_a):
+        row("seed 0 vs seed 1 (same texts)", base, set_a, seed1, set_a)
+    for eps in ("0.05", "0.2"):
+        other = runs.get((eps, 0), {})
+        if all(t in other for t in set_a):
+            row(f"eps 0.1 vs eps {eps} (same texts)", base, set_a, other, set_a)
+    e05, e2 = runs.get(("0.05", 0), {}), runs.get(("0.2", 0), {})
+    if all(t in e05 for t in set_a) and all(t in e2 for t in set_a):
+        row("eps 0.05 vs eps 0.2", e05, set_a, e2, set_a)
+    lines.append("")
+    lines.append("Statistics compared on the same texts (set A):")
+    lines.append("")
+    lines.append(f"- mean vs median: {spearman(stat['mean'](base, set_a), stat['median'](base, set_a)):.3f}; "
+                 f"mean vs p90: {spearman(stat['mean'](base, set_a), stat['p90'](base, set_a)):.3f}")
+    if len(set_b) == n:
+        rng = np.random.default_rng(0)
+        mb = stat["mean"](base, set_b)
+        lines += ["", f"Texts needed: Spearman between the mean of k random texts of set A and all {n} texts of set B "
+                      "(200 draws):", "", "| k | mean | 5th pct | 95th pct |", "|---:|---:|---:|---:|"]
+        k = 1
+        while k <= n:
+            rs = [spearman(matrix(base, list(rng.choice(set_a, size=k, replace=False)), "mean").mean(0), mb)
+                  for _ in range(200)]
+            lines.append(f"| {k} | {np.mean(rs):.3f} | {np.percentile(rs, 5):.3f} | {np.percentile(rs, 95):.3f} |")
+            k *= 2
+        # Per-text agreement: how alike single texts rank the layers.
+        per = matrix(base, set_a + set_b, "mean")
+        pair = [spearman(per[i], per[j]) for i in range(len(per)) for j in range(i + 1, len(per))]
+        lines.append("")
+        lines.append(f"Single texts against each other: median Spearman {np.median(pair):.3f} "
+                     f"(5th-95th pct {np.percentile(pair, 5):.3f} to {np.percentile(pair, 95):.3f}).")
+    order = np.argsort(-mean_a)
+    lines.append("")
+    lines.append("Most sensitive layers (set A, mean): " + ", ".join(f"{i} ({mean_a[i]:.2e})" for i in order[:5]) +
+                 "; least: " + ", ".join(f"{i} ({mean_a[i]:.2e})" for i in order[-3:]) + ".")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(a.out, "stability.md"), "w") as f:
+        f.write(text)
+
+    # The merged n-text profile at the defaults.
+    merged = json.loads(json.dumps(base[set_a[0]]))
+    means = matrix(base, set_a, "mean")
+    maxes = matrix(base, set_a, "max")
+    same = matrix(base, set_a, "same_top_rate")
+    merged["calibration"]["samples"] = n
+    merged["calibration"]["skip"] = 0
+    merged["merged_from"] = [f"per_text/eps0.1_seed0_text{t}.json" for t in set_a]
+    merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
+                      "left out (not aggregable)")
+    merged["seconds"] = float(sum(base[t]["seconds"] for t in set_a))
+    merged["layers"] = [{"layer": i, "mean": float(means[:, i].mean()),
+                         "stderr": float(means[:, i].std(ddof=1) / np.sqrt(n)), "max": float(maxes[:, i].max()),
+                         "same_top_rate": float(same[:, i].mean())} for i in range(means.shape[1])]
+    path = os.path.join(a.out, f"merged_eps0.1_seed0_texts0-{n-1}.json")
+    with open(path, "w") as f:
+        json.dump(merged, f, indent=1)
+        f.write("\n")
+    print(f"wrote {path}")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    layers = np.arange(means.shape[1])
+    ax.plot(layers, mean_a, "o-", label=f"eps 0.1, texts 0-{n-1}")
+    if len(set_b) == n:
+        ax.plot(layers, stat["mean"](base, set_b), "s--", label=f"eps 0.1, texts {n}-{2*n-1}")
+    if all(t in seed1 for t in set_a):
+        ax.plot(layers, stat["mean"](seed1, set_a), "x:", label="eps 0.1, seed 1")
+    for eps, mk in (("0.05", "v-."), ("0.2", "^-.")):
+        other = runs.get((eps, 0), {})
+        if all(t in other for t in set_a):
+            ax.plot(layers, stat["mean"](other, set_a), mk, label=f"eps {eps}")
+    ax.set_yscale("log")
+    ax.set_xlabel("layer")
+    ax.set_ylabel("mean KL")
+    ax.set_title("Per-layer sensitivity to value-cache noise")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    png = os.path.join(a.out, "profile_stability.png")
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+if __name__ == "__main__":
+    main()
