@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/compress/budget_math.h"
+#include "core/compress/observation_share.h"
 #include "core/compress/registry.h"
 
 namespace ripplekv {
@@ -28,6 +29,9 @@ struct MethodParts {
   std::unique_ptr<LayerBudgetAllocator> allocator;
   std::string resolved_options;
   std::vector<std::string> notes;
+  // What the selector's scores and the allocator's statistics depend on besides the prompt
+  // and the attention window (the keys of an ObservationShare): name and resolved options.
+  std::string selector_key, allocator_key;
 };
 
 void fill_bytes(const KVCache& cache, CompressionReport& r) {
@@ -54,34 +58,53 @@ class PassThroughSession final : public CompressionSession {
 
 class BudgetedSession final : public CompressionSession {
  public:
-  BudgetedSession(const MethodParts& m, HookRegistry& hooks, int64_t prompt_len)
-      : m_(m), prompt_len_(prompt_len), scores_(m.num_layers), stats_(m.num_layers) {
+  BudgetedSession(const MethodParts& m, HookRegistry& hooks, int64_t prompt_len, ObservationShare* share)
+      : m_(m), prompt_len_(prompt_len), shared_(share != nullptr) {
     const auto sel = m.selector->needs();
     auto alloc = m.allocator->needs();
     if (alloc.window_probs < 0) alloc.window_probs = m.selector->window() > 0 ? m.selector->window() : 32;
+    // The window hook's size is the same whether or not observations are shared, so that the
+    // probabilities (and everything computed from them) are bit-identical.
     const int64_t w = std::max(sel.window_probs, alloc.window_probs);
-    if (w > 0) {
+    const int64_t n = sel.column_sum_queries < 0 ? prompt_len : sel.column_sum_queries;
+    const auto slots = [&](const std::string& key, bool observes) {
+      if (share == nullptr || !observes) {
+        return std::make_pair(std::make_shared<ObservationShare::PerLayer>(static_cast<size_t>(m.num_layers)), true);
+      }
+      return share->entry(key, m.num_layers);
+    };
+    bool fill_scores = true, fill_stats = true;
+    std::tie(scores_, fill_scores) =
+        slots(fmt::format("selector {} | window {} of {} | sums over {} | prompt {}", m.selector_key,
+                          sel.window_probs, w, sel.column_sum_queries != 0 ? n : 0, prompt_len),
+              sel.window_probs > 0 || sel.column_sum_queries != 0);
+    std::tie(stats_, fill_stats) =
+        slots(fmt::format("allocator {} | window {} of {} | hidden {} | prompt {}", m.allocator_key,
+                          alloc.window_probs, w, alloc.hidden_states, prompt_len),
+              alloc.window_probs > 0 || alloc.hidden_states);
+    const int64_t sel_w = fill_scores ? sel.window_probs : 0;
+    const int64_t alloc_w = fill_stats ? alloc.window_probs : 0;
+    if (sel_w > 0 || alloc_w > 0) {
       handles_.push_back(hooks.add_window(HookSite::AttnWindow, HookRegistry::kAllLayers, w,
-                                          [this, sel, alloc](const HookContext& ctx, at::Tensor& probs) {
-                                            on_window(ctx.layer, probs, sel.window_probs, alloc.window_probs);
+                                          [this, sel_w, alloc_w](const HookContext& ctx, at::Tensor& probs) {
+                                            on_window(ctx.layer, probs, sel_w, alloc_w);
                                           }));
     }
-    if (sel.column_sum_queries != 0) {
-      const int64_t n = sel.column_sum_queries < 0 ? prompt_len : sel.column_sum_queries;
+    if (fill_scores && sel.column_sum_queries != 0) {
       handles_.push_back(hooks.add_window(HookSite::AttnColumnSum, HookRegistry::kAllLayers, n,
                                           [this](const HookContext& ctx, at::Tensor& sums) {
                                             LayerObservation obs = observation(ctx.layer);
                                             obs.column_sums = sums;
-                                            scores_[ctx.layer] = m_.selector->score(obs);
+                                            (*scores_)[ctx.layer] = m_.selector->score(obs);
                                           }));
     }
-    if (alloc.hidden_states) {
+    if (fill_stats && alloc.hidden_states) {
       hidden_in_.resize(static_cast<size_t>(m.num_layers));
       handles_.push_back(hooks.add(HookSite::LayerInput, HookRegistry::kAllLayers,
                                    [this](const HookContext& ctx, at::Tensor& h) { hidden_in_[ctx.layer] = h; }));
       handles_.push_back(hooks.add(HookSite::AttnResidual, HookRegistry::kAllLayers,
                                    [this](const HookContext& ctx, at::Tensor& h) {
-                                     stats_[ctx.layer] = m_.allocator->observe_hidden(ctx.layer, hidden_in_[ctx.layer], h);
+                                     (*stats_)[ctx.layer] = m_.allocator->observe_hidden(ctx.layer, hidden_in_[ctx.layer], h);
                                      hidden_in_[ctx.layer] = at::Tensor();
                                    }));
     }
@@ -105,14 +128,14 @@ class BudgetedSession final : public CompressionSession {
     in.prompt_len = prompt_len_;
     in.window = m_.selector->window();
     in.min_per_layer = m_.selector->sinks() + m_.selector->window();
-    if (stats_[0].defined()) {
-      auto all = at::stack(stats_).to(at::kDouble).cpu();  // one host sync for all layers
+    if ((*stats_)[0].defined()) {
+      auto all = at::stack(*stats_).to(at::kDouble).cpu();  // one host sync for all layers
       in.stats.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
     }
     const auto budgets = m_.allocator->allocate(in);
     check_budgets(budgets, in);
     for (int64_t l = 0; l < m_.num_layers; ++l) {
-      at::Tensor s = scores_[l];
+      at::Tensor s = (*scores_)[l];
       if (!s.defined()) {
         LayerObservation obs = observation(l);
         obs.keys = cache.keys(l);
@@ -121,7 +144,7 @@ class BudgetedSession final : public CompressionSession {
       }
       auto idx = select_tokens(s, budgets[l], m_.selector->sinks(), m_.selector->window());
       cache.keep(l, idx);
-      scores_[l] = at::Tensor();
+      if (!shared_) (*scores_)[l] = at::Tensor();  // shared scores stay for the other sessions
     }
     r.compressed = true;
     fill_bytes(cache, r);
@@ -144,9 +167,9 @@ class BudgetedSession final : public CompressionSession {
     if (sel_w > 0) {
       LayerObservation obs = observation(layer);
       obs.window_probs = last(sel_w);
-      scores_[layer] = m_.selector->score(obs);
+      (*scores_)[layer] = m_.selector->score(obs);
     }
-    if (alloc_w > 0) stats_[layer] = m_.allocator->observe_attention(layer, last(alloc_w));
+    if (alloc_w > 0) (*stats_)[layer] = m_.allocator->observe_attention(layer, last(alloc_w));
   }
 
   void check_budgets(const std::vector<int64_t>& b, const AllocationInput& in) const {
@@ -164,8 +187,9 @@ class BudgetedSession final : public CompressionSession {
 
   const MethodParts& m_;
   int64_t prompt_len_;
-  std::vector<at::Tensor> scores_;
-  std::vector<at::Tensor> stats_;
+  bool shared_ = false;
+  std::shared_ptr<ObservationShare::PerLayer> scores_;  // per layer; shared between sessions when keys match
+  std::shared_ptr<ObservationShare::PerLayer> stats_;
   std::vector<at::Tensor> hidden_in_;
   std::vector<HookHandle> handles_;
 };
@@ -174,7 +198,8 @@ class ComposedMethod final : public CompressionMethod {
  public:
   explicit ComposedMethod(MethodParts parts) : m_(std::move(parts)) {}
 
-  std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const override {
+  std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len,
+                                            ObservationShare* share) const override {
     if (prompt_len <= 0) throw std::invalid_argument("compression: empty prompt");
     if (!m_.selector->keeps_all() && m_.selector->window() > prompt_len) {
       throw std::invalid_argument(fmt::format(
@@ -182,7 +207,7 @@ class ComposedMethod final : public CompressionMethod {
           "window= option", m_.selector->name(), prompt_len, m_.selector->window()));
     }
     if (m_.selector->keeps_all() || prompt_len <= m_.spec.budget) return std::make_unique<PassThroughSession>();
-    return std::make_unique<BudgetedSession>(m_, hooks, prompt_len);
+    return std::make_unique<BudgetedSession>(m_, hooks, prompt_len, share);
   }
   const CompressionSpec& spec() const override { return m_.spec; }
   const std::vector<std::string>& notes() const override { return m_.notes; }
@@ -216,8 +241,10 @@ std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSp
   options.model_layers = model.num_layers;
   options.model = identity;
   m.selector = make_selector(spec.selector, options);
+  m.selector_key = spec.selector + " (" + options.resolved() + ")";  // the options it read
   if (!m.selector->keeps_all()) {
     m.allocator = make_allocator(spec.allocator, options);
+    m.allocator_key = spec.allocator + " (" + options.resolved() + ")";
     validate_budget_request(model.num_layers, spec.budget, m.selector->sinks() + m.selector->window(),
                             fmt::format("{} x {}", spec.selector, spec.allocator));
   }

@@ -25,6 +25,9 @@
 
 namespace ripplekv {
 
+class ObservationShare;
+
+
 struct CompressionSpec {
   std::string selector = "full";
   std::string allocator = "uniform";
@@ -66,7 +69,10 @@ class CompressionMethod {
   // check; see PolicyOptions::validate_only). Throws std::invalid_argument as create() does.
   static void check(const CompressionSpec& spec);
   // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
-  virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len) const = 0;
+  // Sessions begun on the same prefill with the same `share` compute each distinct observation
+  // once (core/compress/observation_share.h); results are bit-identical either way.
+  virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len,
+                                                    ObservationShare* share = nullptr) const = 0;
   virtual const CompressionSpec& spec() const = 0;
   // One line, e.g. "snapkv x pyramid, budget 128 (window=32 kernel=7 pooling=max gqa=mean beta=20)".
   virtual std::string describe() const = 0;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/compress/method_presets.h"
+#include "core/compress/observation_share.h"
 #include "core/ripple/kl_divergence.h"
 
 namespace ripplekv {
@@ -75,9 +76,10 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
   std::size_t done = 0;
   for (const auto* ids : usable) {
     const int64_t p = o.prompt_tokens;
+    ObservationShare share;  // each distinct observation computed once for all variants
     HookRegistry hooks;
     std::vector<std::unique_ptr<CompressionSession>> sessions;
-    for (auto& v : variants) sessions.push_back(v.method->begin(hooks, p));
+    for (auto& v : variants) sessions.push_back(v.method->begin(hooks, p, &share));
     KVCache full_cache(model.num_layers());
     full_cache.set_headroom(o.continuation);
     auto prompt = at::tensor(std::vector<int64_t>(ids->begin(), ids->begin() + p), at::kLong).view({1, p});

@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/compress/observation_share.h"
 #include "eval/kept_tokens_log.h"
 #include "eval/progress_bar.h"
 #include "models/generation/generate.h"
@@ -98,10 +99,12 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
 
     // One prefill, observed by every pending variant's session.
     const auto n = static_cast<int64_t>(prompt.ids.size());
+    // Declared before the sessions: they read the shared observations until they finish.
+    ObservationShare share;
     HookRegistry hooks;
     std::vector<std::unique_ptr<CompressionSession>> sessions(pending.size());
     for (std::size_t j = 0; j < pending.size(); ++j) {
-      sessions[j] = variants[pending[j]].method->begin(hooks, n);
+      sessions[j] = variants[pending[j]].method->begin(hooks, n, &share);
     }
     KVCache full(model.num_layers());
     full.set_headroom(go.max_new_tokens);
