@@ -51,20 +51,9 @@ std::optional<Interval> avg_interval(const LongBenchResult& run, const Bootstrap
 
 std::vector<ResultTable> paired_difference_tables(const std::vector<LongBenchResult>& runs,
                                                   const BootstrapOptions& options) {
-  std::vector<std::string> models;
-  for (const auto& r : runs) {
-    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
-  }
   std::vector<ResultTable> tables;
-  for (const auto& model : models) {
-    std::vector<std::pair<std::string, RunIdentity>> ids;
-    std::vector<const LongBenchResult*> mine;
-    for (const auto& r : runs) {
-      if (r.model != model) continue;
-      ids.emplace_back(r.model, r.id);
-      mine.push_back(&r);
-    }
-    const auto labels = run_labels(ids);
+  for (const auto& model : models_of(runs)) {
+    const auto [mine, labels] = runs_of_model(runs, model);
     std::map<int64_t, std::vector<std::size_t>> by_budget;
     for (std::size_t i = 0; i < mine.size(); ++i) {
       if (!mine[i]->id.full && !mine[i]->samples.empty()) by_budget[mine[i]->id.budget].push_back(i);

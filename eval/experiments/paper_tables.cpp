@@ -76,29 +76,12 @@ void check_unique_rows(const std::vector<PlacedRow>& rows, const std::vector<std
   }
 }
 
-// Models in the order their first run appears.
-template <class Run>
-std::vector<std::string> models_of(const std::vector<Run>& runs) {
-  std::vector<std::string> models;
-  for (const auto& r : runs) {
-    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
-  }
-  return models;
-}
-
 // One model's runs as placed rows (label, budget, kind, source), with their folders;
 // `values` gives each run's numbers, `interval` its row's confidence interval (or nullopt).
 template <class Run, class Values, class IntervalOf>
 void add_run_rows(const std::vector<Run>& runs, const std::string& model, const Values& values,
                   std::vector<PlacedRow>& rows, std::vector<std::string>& dirs, const IntervalOf& interval) {
-  std::vector<std::pair<std::string, RunIdentity>> ids;
-  std::vector<const Run*> mine;
-  for (const auto& r : runs) {
-    if (r.model != model) continue;
-    ids.emplace_back(r.model, r.id);
-    mine.push_back(&r);
-  }
-  const auto labels = run_labels(ids);
+  const auto [mine, labels] = runs_of_model(runs, model);
   for (std::size_t i = 0; i < mine.size(); ++i) {
     const auto& r = *mine[i];
     TableRow row;

@@ -4,6 +4,7 @@
 // else from the run's own config), its scores and per-layer kept tokens. Torch-free.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -70,6 +71,36 @@ std::string method_display_name(const std::string& method);
 // Row labels: the method's display name, plus the policy options whose values differ between
 // runs of the same model and method ("RippleKV (r=2)"); paths show their file name.
 std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& model_and_ids);
+
+// The distinct models of `runs` (LongBenchResult or FidelityResult), in first-seen order.
+template <class Run>
+std::vector<std::string> models_of(const std::vector<Run>& runs) {
+  std::vector<std::string> models;
+  for (const auto& r : runs) {
+    if (std::find(models.begin(), models.end(), r.model) == models.end()) models.push_back(r.model);
+  }
+  return models;
+}
+
+// One model's runs, in the runs' order, with their row labels (run_labels).
+template <class Run>
+struct ModelRuns {
+  std::vector<const Run*> runs;
+  std::vector<std::string> labels;
+};
+
+template <class Run>
+ModelRuns<Run> runs_of_model(const std::vector<Run>& runs, const std::string& model) {
+  ModelRuns<Run> out;
+  std::vector<std::pair<std::string, RunIdentity>> ids;
+  for (const auto& r : runs) {
+    if (r.model != model) continue;
+    ids.emplace_back(r.model, r.id);
+    out.runs.push_back(&r);
+  }
+  out.labels = run_labels(ids);
+  return out;
+}
 
 // summary.json for scripts/plot_results.py: every run with its model, method, label, budget,
 // ratio, options, scores / fidelity figures and mean kept tokens per layer.
