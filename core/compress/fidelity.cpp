@@ -57,6 +57,7 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
     int64_t budget;
     std::unique_ptr<CompressionMethod> method;
     std::vector<double> kl;
+    std::vector<double> text_kl, text_top1;
     int64_t agree = 0;
     double kv_fraction = 0;
     int64_t compressed = 0;
@@ -67,7 +68,7 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
       auto spec = parse_method(m, b);
       if (spec.selector == "full" && b != budgets.front()) continue;  // one row: budgets do not apply
       if (resolve) spec = resolve(spec);
-      variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.identity()), {}, 0, 0, 0});
+      variants.push_back({m, b, CompressionMethod::create(spec, model.config(), model.identity()), {}, {}, {}, 0, 0, 0});
     }
   }
   // Every method compresses only after the prefill, and only observes it: so each text is
@@ -101,7 +102,12 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
       const auto logits = with_first(continuation_logits(model, *ids, o, cache));
       auto kl = kl_divergence(full, logits, KlDirection::Forward).contiguous().cpu();
       v.kl.insert(v.kl.end(), kl.data_ptr<double>(), kl.data_ptr<double>() + kl.numel());
-      v.agree += (logits.argmax(-1) == full_top).sum().item<int64_t>();
+      double text_kl = 0;
+      for (int64_t j = 0; j < kl.numel(); ++j) text_kl += kl.data_ptr<double>()[j] / static_cast<double>(kl.numel());
+      const auto agree = (logits.argmax(-1) == full_top).sum().item<int64_t>();
+      v.text_kl.push_back(text_kl);
+      v.text_top1.push_back(static_cast<double>(agree) / static_cast<double>(kl.numel()));
+      v.agree += agree;
       v.kv_fraction += report.full_bytes ? static_cast<double>(report.kept_bytes) / static_cast<double>(report.full_bytes) : 1.0;
       v.compressed += report.compressed ? 1 : 0;
     }
@@ -120,6 +126,8 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
     r.top1_agreement = static_cast<double>(v.agree) / static_cast<double>(v.kl.size());
     r.kv_fraction = v.kv_fraction / static_cast<double>(usable.size());
     r.compressed_texts = v.compressed;
+    r.text_kl_mean = v.text_kl;
+    r.text_top1 = v.text_top1;
     rows.push_back(r);
   }
   return rows;
@@ -140,6 +148,16 @@ std::string fidelity_csv(const std::vector<FidelityRow>& rows) {
   for (const auto& r : rows) {
     s += fmt::format("\"{}\",{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f},{}\n", r.method, r.budget, r.texts, r.positions,
                      r.kl_mean, r.kl_p90, r.kl_max, r.top1_agreement, r.kv_fraction, r.compressed_texts);
+  }
+  return s;
+}
+
+std::string fidelity_texts_csv(const std::vector<FidelityRow>& rows) {
+  std::string s = "method,budget,text,kl_mean,top1_agreement\n";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.text_kl_mean.size(); ++i) {
+      s += fmt::format("\"{}\",{},{},{:.9g},{:.9g}\n", r.method, r.budget, i, r.text_kl_mean[i], r.text_top1[i]);
+    }
   }
   return s;
 }

@@ -28,6 +28,10 @@ struct FidelityRow {
   double top1_agreement = 0;
   double kv_fraction = 0;  // mean kept / full prompt KV bytes
   int64_t compressed_texts = 0;
+  // Per text, in the order of the texts: the mean KL over its positions and its top-1
+  // agreement (the units a bootstrap over texts resamples; their mean is kl_mean, since every
+  // text has the same number of positions).
+  std::vector<double> text_kl_mean, text_top1;
 };
 
 // `methods` are parse_method() texts; each (method, budget) gives one row. Each text is
@@ -40,5 +44,8 @@ std::vector<FidelityRow> run_fidelity(const LlamaModel& model, const std::vector
 
 std::string fidelity_markdown(const std::vector<FidelityRow>& rows);
 std::string fidelity_csv(const std::vector<FidelityRow>& rows);
+// One line per (row, text): method, budget, text (0-based, in the order of the texts used),
+// kl_mean, top1_agreement; `ripplekv table` reads it for confidence intervals.
+std::string fidelity_texts_csv(const std::vector<FidelityRow>& rows);
 
 }  // namespace ripplekv

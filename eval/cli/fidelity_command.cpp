@@ -68,7 +68,7 @@ int run_fidelity_command(const std::vector<std::string>& args) {
       "profile", po::value<std::string>(&profile)->default_value(""), "sensitivity profile for ripple methods")(
       "calibration", po::value<std::string>(&calibration)->default_value(""),
       "calibration file to profile on the fly for ripple methods without a profile")(
-      "out", po::value<std::string>(&out)->default_value(""), "folder for fidelity.md and fidelity.csv");
+      "out", po::value<std::string>(&out)->default_value(""), "folder for fidelity.md, fidelity.csv and per-text fidelity_texts.csv");
   po::variables_map vm;
   if (!parse_options("fidelity", args, desc, vm)) return 0;
   if (!out.empty()) require_out_folder(out);
@@ -134,8 +134,9 @@ int run_fidelity_command(const std::vector<std::string>& args) {
     config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
     std::ofstream(out + "/config.json") << config.dump(2) << "\n";
     std::ofstream(out + "/fidelity.md") << md;
+    std::ofstream(out + "/fidelity_texts.csv") << fidelity_texts_csv(rows);
     std::ofstream(out + "/fidelity.csv") << fidelity_csv(rows);  // last: its presence marks a finished run
-    std::cerr << fmt::format("wrote {}/config.json, fidelity.md and fidelity.csv\n", out);
+    std::cerr << fmt::format("wrote {}/config.json, fidelity.md, fidelity_texts.csv and fidelity.csv\n", out);
   }
   return 0;
 }

@@ -48,7 +48,7 @@ int run_table(const std::vector<std::string>& args) {
       "published-model", po::value<std::string>(&published_model)->default_value(""),
       "the model whose published numbers to use, when the file has several")(
       "out", po::value<std::string>(&out)->required(),
-      "folder for longbench.{md,csv,tex}, fidelity.{md,csv,tex} and summary.json");
+      "folder for longbench.{md,csv,tex}, paired.*, fidelity.*, fidelity_paired.* and summary.json");
   po::variables_map vm;
   if (!parse_options("table", args, desc, vm)) return 0;
   require_out_folder(out);
@@ -72,6 +72,7 @@ int run_table(const std::vector<std::string>& args) {
   const auto lb = longbench_tables(gathered.longbench, pub);
   const auto fid = fidelity_tables(gathered.fidelity);
   const auto paired = paired_difference_tables(gathered.longbench);
+  const auto fid_paired = paired_fidelity_tables(gathered.fidelity);
 
   const fs::path dir(out);
   fs::create_directories(dir);
@@ -85,24 +86,18 @@ int run_table(const std::vector<std::string>& args) {
   config["fidelity_runs"] = gathered.fidelity.size();
   config["left_out"] = gathered.incomplete;
   write_text(dir / "table_config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (!lb.empty()) {
-    write_text(dir / "longbench.md", table_markdown(lb));
-    write_text(dir / "longbench.csv", table_csv(lb));
-    write_text(dir / "longbench.tex", table_latex(lb));
-    std::cout << table_markdown(lb);
-  }
-  if (!paired.empty()) {
-    write_text(dir / "paired.md", table_markdown(paired));
-    write_text(dir / "paired.csv", table_csv(paired));
-    write_text(dir / "paired.tex", table_latex(paired));
-    std::cout << table_markdown(paired);
-  }
-  if (!fid.empty()) {
-    write_text(dir / "fidelity.md", table_markdown(fid));
-    write_text(dir / "fidelity.csv", table_csv(fid));
-    write_text(dir / "fidelity.tex", table_latex(fid));
-    std::cout << table_markdown(fid);
-  }
+  // <name>.md, .csv and .tex, and the Markdown on stdout; nothing for no tables.
+  const auto write_tables = [&](const std::string& name, const std::vector<ResultTable>& tables) {
+    if (tables.empty()) return;
+    write_text(dir / (name + ".md"), table_markdown(tables));
+    write_text(dir / (name + ".csv"), table_csv(tables));
+    write_text(dir / (name + ".tex"), table_latex(tables));
+    std::cout << table_markdown(tables);
+  };
+  write_tables("longbench", lb);
+  write_tables("paired", paired);
+  write_tables("fidelity", fid);
+  write_tables("fidelity_paired", fid_paired);
   write_text(dir / "summary.json", results_summary(gathered).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return 0;
 }

@@ -8,7 +8,12 @@
 namespace ripplekv::experiments {
 namespace {
 
-bool is_ripple(const LongBenchResult& r) { return r.id.allocator == "ripple"; }
+// A run that allocates with RippleKV: its allocator, or the preset of that name (a fidelity
+// run's method text).
+template <class Run>
+bool is_ripple(const Run& r) {
+  return r.id.allocator == "ripple" || r.id.method == "ripple" || r.id.method.rfind("ripple@", 0) == 0;
+}
 
 // b's samples in a's order, task by task; nullopt when a task's sample ids differ.
 std::optional<std::vector<std::vector<double>>> aligned(const LongBenchResult& a, const LongBenchResult& b) {
@@ -30,6 +35,73 @@ std::optional<std::vector<std::vector<double>>> aligned(const LongBenchResult& a
   return out;
 }
 
+// What a paired table compares: the metric (its name and direction) and how a run gives it.
+struct PairedMetric {
+  std::string key, header;  // the difference column, e.g. "avg_difference", "Avg difference"
+  bool higher_is_better = true;
+  std::string unit_of_resampling;  // "samples" or "texts", for the title and notes
+  std::string note;
+};
+
+// The shared shape of the paired tables: for each model and budget, every ripple-allocator run
+// minus the best other compressed run (by `score`), paired on the same units. `groups(run)`
+// gives a run's units (nullopt: none), `align(a, b)` b's units in a's order (nullopt: not the
+// same units).
+template <class Run, class Score, class Groups, class Align>
+std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const PairedMetric& metric, const Score& score,
+                                       const Groups& groups, const Align& align, const BootstrapOptions& options) {
+  std::vector<ResultTable> tables;
+  for (const auto& model : models_of(runs)) {
+    const auto [mine, labels] = runs_of_model(runs, model);
+    std::map<int64_t, std::vector<std::size_t>> by_budget;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      if (!mine[i]->id.full && groups(*mine[i])) by_budget[mine[i]->id.budget].push_back(i);
+    }
+    ResultTable t;
+    t.title = fmt::format("RippleKV minus the best baseline, paired on the same {}: {}", metric.unit_of_resampling,
+                          model.empty() ? "(model not recorded)" : model);
+    t.label_headers = {"Method", "Budget", "Best baseline", "Verdict"};
+    t.columns = {{metric.key, metric.header, "", Better::kNone},
+                 {"ci_lo", "CI low", "", Better::kNone},
+                 {"ci_hi", "CI high", "", Better::kNone}};
+    t.decimals = metric.higher_is_better ? 2 : 4;
+    const auto better = [&](double x, double y) { return metric.higher_is_better ? x > y : x < y; };
+    for (const auto& [budget, members] : by_budget) {
+      std::optional<std::size_t> best;
+      for (auto i : members) {
+        const auto s = score(*mine[i]);
+        if (is_ripple(*mine[i]) || !s) continue;
+        if (!best || better(*s, *score(*mine[*best]))) best = i;
+      }
+      if (!best) continue;
+      TableBlock block{fmt::format("KV budget {} tokens per layer", budget), {}};
+      for (auto i : members) {
+        if (!is_ripple(*mine[i])) continue;
+        TableRow row;
+        row.labels = {labels[i], std::to_string(budget), labels[*best], fmt::format("different {}", metric.unit_of_resampling)};
+        row.source = mine[i]->dir.string();
+        const auto b = align(*mine[i], *mine[*best]);
+        if (b) {
+          const auto d = bootstrap_paired_difference(*groups(*mine[i]), *b, options);
+          row.values = {d.estimate, d.lo, d.hi};
+          const bool above = d.lo > 0;
+          row.labels[3] = d.contains_zero() ? "tie" : (above == metric.higher_is_better ? "win" : "loss");
+        } else {
+          row.values = {std::nullopt, std::nullopt, std::nullopt};
+        }
+        block.rows.push_back(std::move(row));
+      }
+      if (!block.rows.empty()) t.blocks.push_back(std::move(block));
+    }
+    if (t.blocks.empty()) continue;
+    t.notes.push_back(fmt::format("{} CI: {:.0f}% paired bootstrap over {} ({} resamples); an interval that holds 0 is "
+                                  "a tie.",
+                                  metric.note, options.level * 100, metric.unit_of_resampling, options.resamples));
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
 }  // namespace
 
 std::optional<std::vector<std::vector<double>>> sample_groups(const LongBenchResult& run) {
@@ -49,56 +121,39 @@ std::optional<Interval> avg_interval(const LongBenchResult& run, const Bootstrap
   return bootstrap_mean_interval(*groups, options);
 }
 
+std::optional<Interval> kl_interval(const FidelityResult& run, const BootstrapOptions& options) {
+  if (run.text_kl.size() < 2) return std::nullopt;
+  return bootstrap_mean_interval({run.text_kl}, options);
+}
+
 std::vector<ResultTable> paired_difference_tables(const std::vector<LongBenchResult>& runs,
                                                   const BootstrapOptions& options) {
-  std::vector<ResultTable> tables;
-  for (const auto& model : models_of(runs)) {
-    const auto [mine, labels] = runs_of_model(runs, model);
-    std::map<int64_t, std::vector<std::size_t>> by_budget;
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      if (!mine[i]->id.full && !mine[i]->samples.empty()) by_budget[mine[i]->id.budget].push_back(i);
-    }
-    ResultTable t;
-    t.title = fmt::format("RippleKV minus the best baseline, paired on the same samples: {}", model);
-    t.label_headers = {"Method", "Budget", "Best baseline", "Verdict"};
-    t.columns = {{"avg_difference", "Avg difference", "", Better::kNone},
-                 {"ci_lo", "CI low", "", Better::kNone},
-                 {"ci_hi", "CI high", "", Better::kNone}};
-    t.decimals = 2;
-    for (const auto& [budget, members] : by_budget) {
-      std::optional<std::size_t> best;
-      for (auto i : members) {
-        if (is_ripple(*mine[i]) || !mine[i]->avg) continue;
-        if (!best || *mine[i]->avg > *mine[*best]->avg) best = i;
-      }
-      if (!best) continue;
-      TableBlock block{fmt::format("KV budget {} tokens per layer", budget), {}};
-      for (auto i : members) {
-        if (!is_ripple(*mine[i])) continue;
-        TableRow row;
-        row.labels = {labels[i], std::to_string(budget), labels[*best], "different samples"};
-        row.source = mine[i]->dir.string();
-        const auto b = aligned(*mine[i], *mine[*best]);
-        if (b) {
-          const auto d = bootstrap_paired_difference(*sample_groups(*mine[i]), *b, options);
-          row.values = {d.estimate, d.lo, d.hi};
-          row.labels[3] = d.contains_zero() ? "tie" : (d.lo > 0 ? "win" : "loss");
-        } else {
-          row.values = {std::nullopt, std::nullopt, std::nullopt};
-        }
-        block.rows.push_back(std::move(row));
-      }
-      if (!block.rows.empty()) t.blocks.push_back(std::move(block));
-    }
-    if (t.blocks.empty()) continue;
-    t.notes.push_back(fmt::format(
-        "Avg difference: RippleKV's Avg minus the baseline's, both unrounded means of the task means. CI: {:.0f}% "
-        "paired bootstrap over samples ({} resamples, each task resampled on its own); an interval that holds 0 is a "
-        "tie. Best baseline: the compressed run with the highest Avg at that budget, RippleKV runs excluded.",
-        options.level * 100, options.resamples));
-    tables.push_back(std::move(t));
-  }
-  return tables;
+  const PairedMetric metric{"avg_difference", "Avg difference", true, "samples",
+                            "Avg difference: RippleKV's Avg minus the baseline's, both unrounded means of the task "
+                            "means; best baseline: the compressed run with the highest Avg at that budget, RippleKV "
+                            "runs excluded. Each task is resampled on its own."};
+  return paired_tables(
+      runs, metric, [](const LongBenchResult& r) { return r.avg; }, sample_groups,
+      [](const LongBenchResult& a, const LongBenchResult& b) { return aligned(a, b); }, options);
+}
+
+std::vector<ResultTable> paired_fidelity_tables(const std::vector<FidelityResult>& runs,
+                                                const BootstrapOptions& options) {
+  const PairedMetric metric{"kl_difference", "KL mean difference", false, "texts",
+                            "KL mean difference: RippleKV's mean KL to the full cache minus the baseline's (negative: "
+                            "RippleKV is closer); best baseline: the compressed run with the lowest KL mean at that "
+                            "budget, RippleKV runs excluded."};
+  return paired_tables(
+      runs, metric, [](const FidelityResult& r) { return std::optional<double>(r.kl_mean); },
+      [](const FidelityResult& r) -> std::optional<std::vector<std::vector<double>>> {
+        if (r.text_kl.size() < 2) return std::nullopt;
+        return std::vector<std::vector<double>>{r.text_kl};
+      },
+      [](const FidelityResult& a, const FidelityResult& b) -> std::optional<std::vector<std::vector<double>>> {
+        if (a.settings != b.settings || a.text_kl.size() != b.text_kl.size()) return std::nullopt;
+        return std::vector<std::vector<double>>{b.text_kl};
+      },
+      options);
 }
 
 }  // namespace ripplekv::experiments

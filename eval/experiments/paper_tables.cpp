@@ -225,7 +225,12 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
     std::vector<std::string> dirs;
     add_run_rows(runs, model, [](const FidelityResult& r) {
       return std::vector<std::optional<double>>{r.kl_mean, r.kl_p90, r.kl_max, r.top1, r.kv_fraction};
-    }, rows, dirs, [](const FidelityResult&) { return std::optional<std::pair<double, double>>(); });
+    }, rows, dirs, [](const FidelityResult& r) -> std::optional<std::pair<double, double>> {
+      const auto ci = kl_interval(r);  // bootstrap over texts, for runs with per-text values
+      if (!ci) return std::nullopt;
+      return std::make_pair(ci->lo, ci->hi);
+    });
+    const bool intervals = std::any_of(rows.begin(), rows.end(), [](const PlacedRow& p) { return p.row.interval.has_value(); });
     check_unique_rows(rows, dirs, model.empty() ? "fidelity" : model);
     ResultTable t;
     t.title = fmt::format("Fidelity to the full cache: {}", model.empty() ? "(model not recorded)" : model);
@@ -236,12 +241,20 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
                  {"top1_agreement", "Top-1 agree", "", Better::kHigher},
                  {"kv_fraction", "KV kept", "", Better::kNone}};
     t.decimals = 4;
+    if (intervals) {
+      t.interval_header = "KL mean 95% CI";
+      t.interval_key = "kl_mean_ci95";
+    }
     t.blocks = place_rows(std::move(rows));
     const auto& settings = std::find_if(runs.begin(), runs.end(), [&](const FidelityResult& r) {
                              return r.model == model;
                            })->settings;
     if (!settings.empty()) t.notes.push_back("Texts: " + settings + ".");
     t.notes.push_back("Bold: the best of our runs per column within a budget (lowest KL, highest top-1 agreement).");
+    if (intervals) {
+      t.notes.push_back("KL mean 95% CI: percentile bootstrap over texts (2000 resamples of the per-text mean KL); \"-\" "
+                        "for runs without per-text values (fidelity_texts.csv).");
+    }
     tables.push_back(std::move(t));
   }
   return tables;

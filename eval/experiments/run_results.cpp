@@ -146,6 +146,42 @@ bool is_full_method_text(const std::string& m) {
   return m == "full" || m.rfind("full@", 0) == 0 || m.rfind("full:", 0) == 0;
 }
 
+// fidelity_texts.csv: (method, budget) -> per-text mean KL and top-1 agreement, texts in order.
+std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> read_fidelity_texts(
+    const fs::path& dir) {
+  std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> out;
+  const auto path = dir / "fidelity_texts.csv";
+  if (!fs::exists(path)) return out;
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::getline(in, line);  // header
+  std::size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const auto f = split_csv_line(line);
+    if (f.size() != 5) {
+      throw std::runtime_error(fmt::format("{}:{}: {} fields, expected 5 (method,budget,text,kl_mean,top1_agreement); "
+                                           "rerun the fidelity run or delete the file",
+                                           path.string(), number, f.size()));
+    }
+    try {
+      auto& [kl, top1] = out[{f[0], std::stoll(f[1])}];
+      if (std::stoul(f[2]) != kl.size()) {
+        throw std::runtime_error(fmt::format("{}:{}: text {} out of order (expected {})", path.string(), number, f[2],
+                                             kl.size()));
+      }
+      kl.push_back(std::stod(f[3]));
+      top1.push_back(std::stod(f[4]));
+    } catch (const std::invalid_argument&) {
+      throw std::runtime_error(fmt::format("{}:{}: a field is not a number", path.string(), number));
+    } catch (const std::out_of_range&) {
+      throw std::runtime_error(fmt::format("{}:{}: a field is out of range", path.string(), number));
+    }
+  }
+  return out;
+}
+
 std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
   std::string model, settings;
   if (fs::exists(dir / "config.json")) {
@@ -161,6 +197,7 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
     }
   }
   const auto sweep = sweep_identity(dir);
+  const auto per_text = read_fidelity_texts(dir);
   std::ifstream in(dir / "fidelity.csv", std::ios::binary);
   std::string line;
   std::getline(in, line);  // header
@@ -190,12 +227,27 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
     } catch (const std::exception&) {
       throw std::runtime_error(fmt::format("{}:{}: a field is not a number", (dir / "fidelity.csv").string(), number));
     }
+    if (const auto t = per_text.find({f[0], r.id.budget}); t != per_text.end()) {
+      if (static_cast<int64_t>(t->second.first.size()) != r.texts) {
+        throw std::runtime_error(fmt::format("{}: {} texts for {} at budget {}, but fidelity.csv says {}; rerun the "
+                                             "fidelity run",
+                                             (dir / "fidelity_texts.csv").string(), t->second.first.size(), f[0],
+                                             r.id.budget, r.texts));
+      }
+      r.text_kl = t->second.first;
+      r.text_top1 = t->second.second;
+    }
     if (sweep) {
       const auto budget = r.id.budget;
       r.id = *sweep;
       r.id.budget = sweep->full ? 0 : budget;
     } else {
       r.id.method = f[0];
+      const auto base = f[0].substr(0, f[0].find('@'));  // "selector:allocator" names both
+      if (const auto colon = base.find(':'); colon != std::string::npos) {
+        r.id.selector = base.substr(0, colon);
+        r.id.allocator = base.substr(colon + 1);
+      }
       r.id.full = is_full_method_text(f[0]);
       if (r.id.full) r.id.budget = 0;
     }
@@ -372,6 +424,8 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["kl_max"] = r.kl_max;
     j["top1_agreement"] = r.top1;
     j["kv_fraction"] = r.kv_fraction;
+    const auto ci = kl_interval(r);  // 95% bootstrap interval over texts, when the run has per-text values
+    j["kl_mean_ci95"] = ci ? nlohmann::ordered_json::array({ci->lo, ci->hi}) : nlohmann::ordered_json(nullptr);
     j["texts"] = r.texts;
     j["positions"] = r.positions;
     out["fidelity"].push_back(j);

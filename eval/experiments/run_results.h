@@ -48,6 +48,9 @@ struct FidelityResult {
   RunIdentity id;
   int64_t texts = 0, positions = 0;
   double kl_mean = 0, kl_p90 = 0, kl_max = 0, top1 = 0, kv_fraction = 0;
+  // Per text (fidelity_texts.csv), in the order of the texts: mean KL and top-1 agreement;
+  // empty when the run has no such file (made by an older ripplekv).
+  std::vector<double> text_kl, text_top1;
 };
 
 struct GatheredResults {

@@ -2,6 +2,7 @@
 // budgets, the window, and a decodable cache whose bytes match the kept tokens.
 #include "catch_torch.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/compress/compression.h"
@@ -188,6 +189,15 @@ TEST_CASE("Fidelity: the full cache has KL 0, compression costs KL, an uncompres
   const auto md = fidelity_markdown(rows);
   CHECK(md.find("| snapkv@window=8 | 24 |") != std::string::npos);
   CHECK(fidelity_csv(rows).find("method,budget,texts") == 0);
+  for (const auto& r : rows) {  // per text: their mean is the row's (same positions per text)
+    REQUIRE(r.text_kl_mean.size() == 2);
+    REQUIRE(r.text_top1.size() == 2);
+    CHECK((r.text_kl_mean[0] + r.text_kl_mean[1]) / 2 == Approx(r.kl_mean).margin(1e-12));
+    CHECK((r.text_top1[0] + r.text_top1[1]) / 2 == Approx(r.top1_agreement).margin(1e-12));
+  }
+  const auto per_text = fidelity_texts_csv(rows);
+  CHECK(per_text.find("method,budget,text,kl_mean,top1_agreement\n") == 0);
+  CHECK(std::count(per_text.begin(), per_text.end(), '\n') == static_cast<std::ptrdiff_t>(1 + 2 * rows.size()));
   CHECK_THROWS_WITH(run_fidelity(*model, {{1, 2, 3}}, {"snapkv"}, {24}, o), Catch::Contains("no text has"));
   CHECK_THROWS_WITH(run_fidelity(*model, texts, {"snapkvv"}, {24}, o), Catch::Contains("unknown method"));
 }

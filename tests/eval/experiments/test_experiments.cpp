@@ -452,6 +452,61 @@ TEST_CASE("tables: fidelity results, lowest KL and highest top-1 in bold", "[exp
   CHECK_THAT(error_of([&] { fidelity_tables(runs); }), Contains("different texts"));
 }
 
+TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired verdict", "[experiments][table]") {
+  const auto dir = scratch("fidelity_texts");
+  const std::string header = "method,budget,texts,positions,kl_mean,kl_p90,kl_max,top1_agreement,kv_fraction,compressed_texts\n";
+  // One folder per method, as `ripplekv fidelity --out` writes it, over the same 4 texts.
+  auto run = [&](const std::string& method, const std::vector<double>& kl) {
+    const auto d = dir / method.substr(0, method.find('@'));
+    write(d / "config.json", "{\"ripplekv_fidelity_config\": 1, \"options\": {\"model\": \"/m/smol\", \"texts\": \"t.jsonl\"}}");
+    double mean = 0;
+    std::string texts = "method,budget,text,kl_mean,top1_agreement\n";
+    for (std::size_t i = 0; i < kl.size(); ++i) {
+      mean += kl[i] / static_cast<double>(kl.size());
+      texts += fmt::format("\"{}\",128,{},{},0.5\n", method, i, kl[i]);
+    }
+    write(d / "fidelity_texts.csv", texts);
+    write(d / "fidelity.csv", header + fmt::format("\"{}\",128,4,256,{},1,2,0.5,0.25,4\n", method, mean));
+  };
+  run("snapkv", {0.50, 0.40, 0.60, 0.30});
+  run("h2o", {0.30, 0.20, 0.40, 0.10});                       // the best baseline (lowest KL)
+  run("snapkv:ripple@ratio=2", {0.20, 0.10, 0.30, 0.00});      // 0.1 below H2O on every text: a win
+  run("streamingllm:ripple@ratio=2", {0.35, 0.25, 0.45, 0.15});  // 0.05 above on every text: a loss
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.fidelity.size() == 4);
+  for (const auto& r : gathered.fidelity) CHECK(r.text_kl.size() == 4);
+
+  const auto md = table_markdown(fidelity_tables(gathered.fidelity));
+  CHECK_THAT(md, Contains("KL mean 95% CI"));
+  CHECK_THAT(md, Contains("percentile bootstrap over texts"));
+  const auto ci = kl_interval(gathered.fidelity[0]);
+  REQUIRE(ci);
+  CHECK(ci->lo < gathered.fidelity[0].kl_mean);
+  CHECK(ci->hi > gathered.fidelity[0].kl_mean);
+
+  const auto paired = paired_fidelity_tables(gathered.fidelity);
+  REQUIRE(paired.size() == 1);
+  REQUIRE(paired[0].blocks.size() == 1);
+  std::map<std::string, const TableRow*> by_selector;
+  for (const auto& r : paired[0].blocks[0].rows) by_selector[r.source.substr(r.source.rfind('/') + 1)] = &r;
+  REQUIRE(by_selector.size() == 2);
+  const auto& win = *by_selector.at("snapkv:ripple");
+  CHECK(win.labels[2] == "H2O");
+  CHECK(win.labels[3] == "win");
+  CHECK(*win.values[0] == Approx(-0.1));
+  CHECK(*win.values[1] == Approx(-0.1));  // the same difference on every text: a point interval
+  const auto& loss = *by_selector.at("streamingllm:ripple");
+  CHECK(loss.labels[3] == "loss");
+  CHECK(*loss.values[0] == Approx(0.05));
+
+  // A torn per-text file is an error naming it.
+  write(dir / "h2o" / "fidelity_texts.csv", "method,budget,text,kl_mean,top1_agreement\n\"h2o\",128,0,0.3\n");
+  CHECK_THAT(error_of([&] { gather_results({dir}, preset_name); }), Contains("fidelity_texts.csv:2: 4 fields, expected 5"));
+  write(dir / "h2o" / "fidelity_texts.csv", "method,budget,text,kl_mean,top1_agreement\n\"h2o\",128,0,0.3,1\n");
+  CHECK_THAT(error_of([&] { gather_results({dir}, preset_name); }), Contains("1 texts for h2o at budget 128"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("published numbers: the shipped file reads, bad files are clear errors", "[experiments][table]") {
   const auto path = fs::path(RIPPLEKV_SOURCE_DIR) / "configs" / "published" / "longbench.json";
   const auto entries = read_published_file(path);
