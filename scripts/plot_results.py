@@ -105,9 +105,14 @@ def plot_vs_ratio(summary, model, path):
         ratios = []
         colors = {}
         for selector, budget in sorted({(r["selector"], r["budget"]) for r in ratio_rows}):
-            pts = sorted((r["ratio"], r[key]) for r in ratio_rows if r["budget"] == budget and r["selector"] == selector)
+            pts = sorted(((r["ratio"], r[key], r.get(key + "_ci95")) for r in ratio_rows
+                          if r["budget"] == budget and r["selector"] == selector), key=lambda p: p[0])
             name = f"budget {budget}" if len(selectors) == 1 else f"{selector}, budget {budget}"
-            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            line, = ax.plot(xs, ys, marker="o", label=name)
+            if all(p[2] for p in pts):  # 95% bootstrap intervals (summary.json's <key>_ci95)
+                ax.errorbar(xs, ys, yerr=[[y - p[2][0] for y, p in zip(ys, pts)], [p[2][1] - y for y, p in zip(ys, pts)]],
+                            fmt="none", ecolor=line.get_color(), alpha=0.5, capsize=2)
             colors[budget] = line.get_color()
             ratios += [p[0] for p in pts]
             # The uniform anchor: same selector, uniform layer budgets, same budget.
@@ -116,6 +121,10 @@ def plot_vs_ratio(summary, model, path):
                     ax.plot([1], [r[key]], marker="s", markerfacecolor="none", markersize=9,
                             color=colors[budget], linestyle="none",
                             label=f"{r['label']} (uniform), budget {budget}")
+                    ci = r.get(key + "_ci95")
+                    if ci:
+                        ax.errorbar([1], [r[key]], yerr=[[r[key] - ci[0]], [ci[1] - r[key]]], fmt="none",
+                                    ecolor=colors[budget], alpha=0.5, capsize=2)
         if ratios:
             log2_axis(ax, ratios + [1])
         if key == "kl_mean":

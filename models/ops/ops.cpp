@@ -134,14 +134,39 @@ at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int6
   if (window <= 0 || window > tq) {
     throw std::invalid_argument("attention_column_sums: window must be in [1, number of queries]");
   }
-  at::Tensor total;
+  if (chunk <= 0) throw std::invalid_argument("attention_column_sums: chunk must be >= 1");
+  if (!in.keys_are_prefix || in.key_mask.defined()) {
+    at::Tensor total;
+    for (int64_t s = tq - window; s < tq; s += chunk) {
+      const int64_t n = std::min(chunk, tq - s);
+      AttentionInputs part = in;
+      part.q = in.q.narrow(2, 0, s + n);  // queries up to the chunk's end; the last n are used
+      part.q_pos = in.q_pos.narrow(0, 0, s + n);
+      auto sums = window_attention_probs(part, n).sum(2);
+      total = total.defined() ? total + sums : sums;
+    }
+    return total;
+  }
+  // Keys 0..Tk-1 in order, the queries the last Tq of them (a prompt's prefill): the queries of
+  // a chunk ending at query e see only the first Tk - Tq + e keys, so each chunk's scores cover
+  // those alone (about half the work of masking all Tk), with the causal rule as one [n, keys]
+  // mask shared by every head. GQA groups are folded into the query axis, so keys are converted
+  // to float once and never repeated.
+  const int64_t n_rep = group_size(in);
+  const int64_t b = in.q.size(0), hq = in.q.size(1), d = in.q.size(3);
+  const int64_t hkv = in.k.size(1), tk = in.k.size(2);
+  const auto k = in.k.to(at::kFloat);
+  const double scale = std::sqrt(static_cast<double>(d));
+  auto total = at::zeros({b, hq, tk}, in.q.options().dtype(at::kFloat));
+  const auto options = in.q_pos.options();
   for (int64_t s = tq - window; s < tq; s += chunk) {
     const int64_t n = std::min(chunk, tq - s);
-    AttentionInputs part = in;
-    part.q = in.q.narrow(2, 0, s + n);  // queries up to the chunk's end; the last n are used
-    part.q_pos = in.q_pos.narrow(0, 0, s + n);
-    auto sums = window_attention_probs(part, n).sum(2);
-    total = total.defined() ? total + sums : sums;
+    const int64_t keys = tk - tq + s + n;
+    auto q = in.q.narrow(2, s, n).to(at::kFloat).reshape({b, hkv, n_rep * n, d});
+    auto scores = at::matmul(q, k.narrow(2, 0, keys).transpose(-1, -2)).div_(scale).view({b, hq, n, keys});
+    const auto visible = at::arange(keys, options).view({1, keys}) <= at::arange(tk - tq + s, tk - tq + s + n, options).view({n, 1});
+    scores.masked_fill_(visible.logical_not(), -std::numeric_limits<float>::infinity());
+    total.narrow(2, 0, keys).add_(at::softmax(scores, -1).sum(2));
   }
   return total;
 }

@@ -113,6 +113,24 @@ TEST_CASE("Window attention and chunked column sums equal the naive probabilitie
   CHECK(attention_column_sums(in, 11, 4).sum().item<double>() == Approx(4 * 11.0).epsilon(1e-5));
 }
 
+TEST_CASE("Column sums: the prefill fast path equals the general position-masked path", "[ops][attention]") {
+  at::manual_seed(13);
+  // GQA 3 query heads per KV head, queries the last 13 of 17 keys (a prompt after a cached
+  // prefix), head size 8; windows and chunks that do and do not divide the queries.
+  auto in = random_inputs(2, 6, 2, 13, 17, 8);
+  auto general = in;
+  general.keys_are_prefix = false;  // same keys and positions, the path that masks all keys
+  for (int64_t window : {1, 5, 13}) {
+    for (int64_t chunk : {1, 4, 256}) {
+      INFO("window " << window << " chunk " << chunk);
+      const auto fast = attention_column_sums(in, window, chunk);
+      REQUIRE(fast.sizes() == at::IntArrayRef({2, 6, 17}));
+      CHECK(at::allclose(fast, attention_column_sums(general, window, chunk), 1e-5, 1e-6));
+    }
+  }
+  CHECK_THROWS_WITH(attention_column_sums(in, 5, 0), Catch::Contains("chunk must be >= 1"));
+}
+
 TEST_CASE("Decode attention (one query per sequence) equals the naive loop: float32, bfloat16, padded rows, "
           "strided cache views",
           "[ops][attention]") {
