@@ -12,7 +12,7 @@ namespace {
 // run's method text).
 template <class Run>
 bool is_ripple(const Run& r) {
-  return r.id.allocator == "ripple" || r.id.method == "ripple" || r.id.method.rfind("ripple@", 0) == 0;
+  return r.id.allocator == "ripple" || r.id.method == "ripple";
 }
 
 // b's samples in a's order, task by task; nullopt when a task's sample ids differ.

@@ -242,8 +242,18 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
       r.id = *sweep;
       r.id.budget = sweep->full ? 0 : budget;
     } else {
-      r.id.method = f[0];
-      const auto base = f[0].substr(0, f[0].find('@'));  // "selector:allocator" names both
+      // The method text: "name" or "selector:allocator", then "@key=value,..." options.
+      const auto at = f[0].find('@');
+      const auto base = f[0].substr(0, at);
+      r.id.method = base;
+      if (at != std::string::npos) {
+        std::stringstream options(f[0].substr(at + 1));
+        std::string kv;
+        while (std::getline(options, kv, ',')) {
+          const auto eq = kv.find('=');
+          if (eq != std::string::npos) r.id.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+      }
       if (const auto colon = base.find(':'); colon != std::string::npos) {
         r.id.selector = base.substr(0, colon);
         r.id.allocator = base.substr(colon + 1);

@@ -472,8 +472,9 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   run("h2o", {0.30, 0.20, 0.40, 0.10});                       // the best baseline (lowest KL)
   run("snapkv:ripple@ratio=2", {0.20, 0.10, 0.30, 0.00});      // 0.1 below H2O on every text: a win
   run("streamingllm:ripple@ratio=2", {0.35, 0.25, 0.45, 0.15});  // 0.05 above on every text: a loss
+  run("ripple@ratio=1.5", {0.30, 0.20, 0.40, 0.10});             // the preset, equal to H2O: a tie
   const auto gathered = gather_results({dir}, preset_name);
-  REQUIRE(gathered.fidelity.size() == 4);
+  REQUIRE(gathered.fidelity.size() == 5);
   for (const auto& r : gathered.fidelity) CHECK(r.text_kl.size() == 4);
 
   const auto md = table_markdown(fidelity_tables(gathered.fidelity));
@@ -489,7 +490,11 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   REQUIRE(paired[0].blocks.size() == 1);
   std::map<std::string, const TableRow*> by_selector;
   for (const auto& r : paired[0].blocks[0].rows) by_selector[r.source.substr(r.source.rfind('/') + 1)] = &r;
-  REQUIRE(by_selector.size() == 2);
+  REQUIRE(by_selector.size() == 3);
+  const auto& preset = *by_selector.at("ripple");  // method text "ripple@ratio=1.5": name and options
+  CHECK(preset.labels[0] == "RippleKV");
+  CHECK(preset.labels[3] == "tie");
+  CHECK(*preset.values[0] == Approx(0.0).margin(1e-12));
   const auto& win = *by_selector.at("snapkv:ripple");
   CHECK(win.labels[2] == "H2O");
   CHECK(win.labels[3] == "win");
