@@ -41,11 +41,21 @@ def metric_panels(summary):
     """(title, kind, key, higher_is_better) for each quantity the summary has."""
     panels = []
     if summary["longbench"]:
-        panels.append(("LongBench average", "longbench", "avg"))
+        # `ripplekv ruler` / `needle` runs share LongBench's result format; their tasks read "<task>@<length>".
+        synthetic = all("@" in t for r in summary["longbench"] for t in r["tasks"])
+        panels.append(("RULER / needle average" if synthetic else "LongBench average", "longbench", "avg"))
     if summary["fidelity"]:
         panels.append(("KL(full || compressed), mean", "fidelity", "kl_mean"))
         panels.append(("top-1 agreement with the full cache", "fidelity", "top1_agreement"))
     return panels
+
+
+def error_bars(values, intervals):
+    """matplotlib's yerr from (lo, hi) intervals. The plotted value may be rounded (LongBench's
+    Avg, to 2 decimals) while the interval is not, so a point interval can sit a hair off it:
+    such a bar is clamped to 0."""
+    return [[max(0.0, v - ci[0]) for v, ci in zip(values, intervals)],
+            [max(0.0, ci[1] - v) for v, ci in zip(values, intervals)]]
 
 
 def log2_axis(ax, values):
@@ -75,7 +85,7 @@ def plot_vs_budget(summary, model, path):
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             line, = ax.plot(xs, ys, marker="o", linestyle=STYLES[i % len(STYLES)], label=label)
             if all(p[2] for p in pts):  # 95% bootstrap intervals (summary.json's <key>_ci95)
-                ax.errorbar(xs, ys, yerr=[[y - p[2][0] for y, p in zip(ys, pts)], [p[2][1] - y for y, p in zip(ys, pts)]],
+                ax.errorbar(xs, ys, yerr=error_bars(ys, [p[2] for p in pts]),
                             fmt="none", ecolor=line.get_color(), alpha=0.5, capsize=2)
         if budgets:
             log2_axis(ax, budgets)
@@ -111,7 +121,7 @@ def plot_vs_ratio(summary, model, path):
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             line, = ax.plot(xs, ys, marker="o", label=name)
             if all(p[2] for p in pts):  # 95% bootstrap intervals (summary.json's <key>_ci95)
-                ax.errorbar(xs, ys, yerr=[[y - p[2][0] for y, p in zip(ys, pts)], [p[2][1] - y for y, p in zip(ys, pts)]],
+                ax.errorbar(xs, ys, yerr=error_bars(ys, [p[2] for p in pts]),
                             fmt="none", ecolor=line.get_color(), alpha=0.5, capsize=2)
             colors[budget] = line.get_color()
             ratios += [p[0] for p in pts]
@@ -123,7 +133,7 @@ def plot_vs_ratio(summary, model, path):
                             label=f"{r['label']} (uniform), budget {budget}")
                     ci = r.get(key + "_ci95")
                     if ci:
-                        ax.errorbar([1], [r[key]], yerr=[[r[key] - ci[0]], [ci[1] - r[key]]], fmt="none",
+                        ax.errorbar([1], [r[key]], yerr=error_bars([r[key]], [ci]), fmt="none",
                                     ecolor=colors[budget], alpha=0.5, capsize=2)
         if ratios:
             log2_axis(ax, ratios + [1])
