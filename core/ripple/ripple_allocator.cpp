@@ -1,7 +1,7 @@
 // The `ripple` layer budget allocator: RippleKV's measured per-layer sensitivity (a profile
 // from `ripplekv profile`) mapped to budgets by the exponential budget mapper.
 //   profile=PATH   the sensitivity profile (JSON)
-//   ratio=4        r >= 1, the max/min multiplier before clamping (1 = uniform)
+//   ratio=2        r >= 1, the max/min multiplier before clamping (1 = uniform)
 //   normalize=minmax | rank
 //   score=mean | p50 | p90 | max   which per-layer statistic is the sensitivity
 #include <fmt/format.h>

@@ -7,7 +7,7 @@ namespace ripplekv {
 const std::vector<OptionSpec>& ripple_option_specs() {
   static const std::vector<OptionSpec> specs = {
       {"profile", OptionKind::kText, "", "the sensitivity profile (JSON from `ripplekv profile`)"},
-      {"ratio", OptionKind::kNumber, "4", "r >= 1: the largest over the smallest layer multiplier (1 = uniform)"},
+      {"ratio", OptionKind::kNumber, "2", "r >= 1: the largest over the smallest layer multiplier (1 = uniform)"},
       {"normalize", OptionKind::kChoice, "minmax", "how the per-layer scores are normalised before the mapping",
        {"minmax", "rank"}},
       {"score", OptionKind::kChoice, "mean", "which per-layer statistic of the KL is the sensitivity",

@@ -137,7 +137,7 @@ void add_method_options(po::options_description& desc, MethodArgs& a) {
       "method-opt", po::value<std::vector<std::string>>(&a.method_opts)->composing(),
       "policy option key=value, repeatable (e.g. window=32 kernel=7); `ripplekv methods` lists every policy's "
       "options with their defaults")(
-      "ratio", po::value<double>(&a.ratio)->notifier([&a](double) { a.ratio_given = true; }), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 4)");
+      "ratio", po::value<double>(&a.ratio)->notifier([&a](double) { a.ratio_given = true; }), "RippleKV ratio r >= 1 (ripple allocator; default: its ratio= option, 2)");
 }
 
 CompressionSpec to_spec(const MethodArgs& a) {
