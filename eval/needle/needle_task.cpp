@@ -10,6 +10,7 @@
 
 #include "eval/jsonl.h"
 #include "eval/prompt_builder.h"
+#include "eval/sample_scores.h"
 
 namespace ripplekv::eval {
 
@@ -154,6 +155,14 @@ std::string write_needle_results(const std::filesystem::path& dir, const std::st
     md += "\n";
   }
   md += "| **mean** |";
+  SampleScores samples;  // per length, one sample per depth: the units of a bootstrap interval
+  for (std::size_t j = 0; j < lengths.size(); ++j) {
+    auto& column = samples[fmt::format("needle@{}", lengths[j])];
+    for (std::size_t i = 0; i < depths.size(); ++i) {
+      column.ids.push_back(NeedleCell{lengths[j], static_cast<int>(depths[i])}.id());
+      column.scores.push_back(grid[i][j]);
+    }
+  }
   for (std::size_t j = 0; j < lengths.size(); ++j) {
     double sum = 0;
     for (const auto& row : grid) sum += row[j];
@@ -169,6 +178,7 @@ std::string write_needle_results(const std::filesystem::path& dir, const std::st
   };
   write(dir / "needle.json", heat.dump(1) + "\n");
   write(dir / "result.json", result.dump(1) + "\n");
+  write(dir / "sample_scores.json", sample_scores_json(samples));
   write(dir / "results.md", md);
   return md;
 }

@@ -37,7 +37,8 @@ struct NeedleCell {
 
 // Scores <dir>/needle.jsonl (every depth x length cell must be there) and writes needle.json
 // (the depth x length grid for scripts/plot_needle.py), result.json ({"needle@<length>": mean
-// over depths}, read by `ripplekv table`) and results.md; returns the Markdown table.
+// over depths}, read by `ripplekv table`), sample_scores.json (each cell, per length: the
+// depths are the samples of a bootstrap interval) and results.md; returns the Markdown table.
 std::string write_needle_results(const std::filesystem::path& dir, const std::string& label,
                                  const std::vector<int64_t>& lengths, const std::vector<int64_t>& depths);
 

@@ -121,7 +121,16 @@ TEST_CASE("needle: a grid of depths x lengths for two variants, resumable", "[ne
     CHECK(heat.at("scores").size() == 2);     // depths
     CHECK(heat.at("scores")[0].size() == 2);  // lengths
     CHECK(lines(out / v / "needle.jsonl") == 4);
-    CHECK(nlohmann::json::parse(read_text(out / v / "result.json")).contains("needle@512"));
+    const auto result = nlohmann::json::parse(read_text(out / v / "result.json"));
+    CHECK(result.contains("needle@512"));
+    // Per-cell scores for confidence intervals: one column per length, one sample per depth,
+    // averaging to the length's score.
+    const auto samples = nlohmann::json::parse(read_text(out / v / "sample_scores.json"));
+    for (const char* column : {"needle@256", "needle@512"}) {
+      const auto& scores = samples.at("columns").at(column).at("scores");
+      REQUIRE(scores.size() == 2);
+      CHECK((scores[0].get<double>() + scores[1].get<double>()) / 2 == Approx(result.at(column).get<double>()));
+    }
   }
   const auto before = read_text(out / "full" / "needle.jsonl");
   r = run_ripplekv(cmd);
