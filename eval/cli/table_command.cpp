@@ -28,6 +28,13 @@ std::string preset_name(const std::string& selector, const std::string& allocato
   return selector + ":" + allocator;
 }
 
+std::optional<std::pair<std::string, std::string>> preset_parts(const std::string& name) {
+  for (const auto& p : method_presets()) {
+    if (name == p.name) return std::make_pair(std::string(p.selector), std::string(p.allocator));
+  }
+  return std::nullopt;
+}
+
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -57,7 +64,7 @@ int run_table(const std::vector<std::string>& args) {
   }
 
   std::vector<fs::path> roots(runs.begin(), runs.end());
-  const auto gathered = gather_results(roots, preset_name);
+  const auto gathered = gather_results(roots, preset_name, preset_parts);
   for (const auto& line : gathered.incomplete) std::cerr << "warning: left out, not complete: " << line << "\n";
   if (gathered.longbench.empty() && gathered.fidelity.empty()) {
     throw std::runtime_error("ripplekv table: no complete results under the --runs folders");

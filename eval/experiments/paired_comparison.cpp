@@ -60,10 +60,13 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
     ResultTable t;
     t.title = fmt::format("RippleKV minus the best baseline, paired on the same {}: {}", metric.unit_of_resampling,
                           model.empty() ? "(model not recorded)" : model);
-    t.label_headers = {"Method", "Budget", "Best baseline", "Verdict"};
-    t.columns = {{metric.key, metric.header, "", Better::kNone},
-                 {"ci_lo", "CI low", "", Better::kNone},
-                 {"ci_hi", "CI high", "", Better::kNone}};
+    t.label_headers = {"Method", "Budget", "Best baseline", "Verdict", "Uniform, same selector", "Verdict"};
+    t.columns = {{metric.key, metric.header, "vs the best baseline", Better::kNone},
+                 {"ci_lo", "CI low", "vs the best baseline", Better::kNone},
+                 {"ci_hi", "CI high", "vs the best baseline", Better::kNone},
+                 {"uniform_" + metric.key, metric.header, "vs uniform, same selector", Better::kNone},
+                 {"uniform_ci_lo", "CI low", "vs uniform, same selector", Better::kNone},
+                 {"uniform_ci_hi", "CI high", "vs uniform, same selector", Better::kNone}};
     t.decimals = metric.higher_is_better ? 2 : 4;
     const auto better = [&](double x, double y) { return metric.higher_is_better ? x > y : x < y; };
     for (const auto& [budget, members] : by_budget) {
@@ -75,27 +78,49 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
       }
       if (!best) continue;
       TableBlock block{fmt::format("KV budget {} tokens per layer", budget), {}};
+      // The run minus `other` on the same units: the verdict and three values (nullopt when
+      // the two were scored on different units).
+      const auto compare = [&](std::size_t i, std::size_t other, TableRow& row, std::size_t verdict_label) {
+        const auto b = align(*mine[i], *mine[other]);
+        if (!b) {
+          row.labels[verdict_label] = fmt::format("different {}", metric.unit_of_resampling);
+          row.values.insert(row.values.end(), {std::nullopt, std::nullopt, std::nullopt});
+          return;
+        }
+        const auto d = bootstrap_paired_difference(*groups(*mine[i]), *b, options);
+        row.values.insert(row.values.end(), {d.estimate, d.lo, d.hi});
+        const bool above = d.lo > 0;
+        row.labels[verdict_label] = d.contains_zero() ? "tie" : (above == metric.higher_is_better ? "win" : "loss");
+      };
       for (auto i : members) {
         if (!is_ripple(*mine[i])) continue;
         TableRow row;
-        row.labels = {labels[i], std::to_string(budget), labels[*best], fmt::format("different {}", metric.unit_of_resampling)};
+        row.labels = {labels[i], std::to_string(budget), labels[*best], "", "-", "-"};
         row.source = mine[i]->dir.string();
-        const auto b = align(*mine[i], *mine[*best]);
-        if (b) {
-          const auto d = bootstrap_paired_difference(*groups(*mine[i]), *b, options);
-          row.values = {d.estimate, d.lo, d.hi};
-          const bool above = d.lo > 0;
-          row.labels[3] = d.contains_zero() ? "tie" : (above == metric.higher_is_better ? "win" : "loss");
+        compare(i, *best, row, 3);
+        // The same selector with uniform layer budgets isolates what the allocation does.
+        std::optional<std::size_t> twin;
+        for (auto j : members) {
+          const auto& r = *mine[j];
+          if (!is_ripple(r) && r.id.allocator == "uniform" && !r.id.selector.empty() &&
+              r.id.selector == mine[i]->id.selector) {
+            twin = j;
+          }
+        }
+        if (twin) {
+          row.labels[4] = labels[*twin];
+          compare(i, *twin, row, 5);
         } else {
-          row.values = {std::nullopt, std::nullopt, std::nullopt};
+          row.values.insert(row.values.end(), {std::nullopt, std::nullopt, std::nullopt});
         }
         block.rows.push_back(std::move(row));
       }
       if (!block.rows.empty()) t.blocks.push_back(std::move(block));
     }
     if (t.blocks.empty()) continue;
-    t.notes.push_back(fmt::format("{} CI: {:.0f}% paired bootstrap over {} ({} resamples); an interval that holds 0 is "
-                                  "a tie.",
+    t.notes.push_back(fmt::format("{} Uniform, same selector: the run with RippleKV's selector and uniform layer budgets "
+                                  "(SnapKV for RippleKV), which isolates the allocation. CI: {:.0f}% paired bootstrap "
+                                  "over {} ({} resamples); an interval that holds 0 is a tie.",
                                   metric.note, options.level * 100, metric.unit_of_resampling, options.resamples));
     tables.push_back(std::move(t));
   }

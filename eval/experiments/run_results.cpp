@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -182,7 +183,7 @@ std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::ve
   return out;
 }
 
-std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
+std::vector<FidelityResult> read_fidelity_run(const fs::path& dir, const MethodParts& parts_of) {
   std::string model, settings;
   if (fs::exists(dir / "config.json")) {
     const auto config = read_json(dir / "config.json");
@@ -257,6 +258,8 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir) {
       if (const auto colon = base.find(':'); colon != std::string::npos) {
         r.id.selector = base.substr(0, colon);
         r.id.allocator = base.substr(colon + 1);
+      } else if (parts_of) {
+        if (const auto parts = parts_of(base)) std::tie(r.id.selector, r.id.allocator) = *parts;
       }
       r.id.full = is_full_method_text(f[0]);
       if (r.id.full) r.id.budget = 0;
@@ -290,7 +293,8 @@ std::string method_display_name(const std::string& method) {
   return it == names.end() ? method : it->second;
 }
 
-GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodNamer& name_of) {
+GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodNamer& name_of,
+                               const MethodParts& parts_of) {
   GatheredResults out;
   std::set<fs::path> seen;
   for (const auto& root : roots) {
@@ -332,7 +336,7 @@ GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodN
           out.incomplete.push_back(fmt::format("{}: {}", dir.string(), status.why));
           continue;
         }
-        for (auto& r : read_fidelity_run(dir)) out.fidelity.push_back(std::move(r));
+        for (auto& r : read_fidelity_run(dir, parts_of)) out.fidelity.push_back(std::move(r));
       }
     }
     if (found == 0) {

@@ -63,10 +63,16 @@ struct GatheredResults {
 // program passes one backed by the method preset table.
 using MethodNamer = std::function<std::string(const std::string& selector, const std::string& allocator)>;
 
+// The selector and allocator of a method preset name ("pyramidkv" -> snapkv x pyramid), or
+// nullopt for a name that is not a preset; used for fidelity runs made outside a sweep, whose
+// rows name only the method.
+using MethodParts = std::function<std::optional<std::pair<std::string, std::string>>(const std::string& name)>;
+
 // Walks each root (a run folder or any folder above run folders). Throws std::invalid_argument
 // for a missing root, a root without any run, or a LongBench-E result (scored per length
 // bucket, not tabled).
-GatheredResults gather_results(const std::vector<std::filesystem::path>& roots, const MethodNamer& name_of);
+GatheredResults gather_results(const std::vector<std::filesystem::path>& roots, const MethodNamer& name_of,
+                               const MethodParts& parts_of = {});
 
 // "RippleKV" for "ripple", "FullKV" for "full", ...; other names as they are.
 std::string method_display_name(const std::string& method);

@@ -473,7 +473,14 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   run("snapkv:ripple@ratio=2", {0.20, 0.10, 0.30, 0.00});      // 0.1 below H2O on every text: a win
   run("streamingllm:ripple@ratio=2", {0.35, 0.25, 0.45, 0.15});  // 0.05 above on every text: a loss
   run("ripple@ratio=1.5", {0.30, 0.20, 0.40, 0.10});             // the preset, equal to H2O: a tie
-  const auto gathered = gather_results({dir}, preset_name);
+  // Presets name only the method in fidelity.csv: their parts come from the preset table.
+  const auto parts = [](const std::string& name) -> std::optional<std::pair<std::string, std::string>> {
+    if (name == "snapkv") return std::make_pair(std::string("snapkv"), std::string("uniform"));
+    if (name == "h2o") return std::make_pair(std::string("h2o"), std::string("uniform"));
+    if (name == "ripple") return std::make_pair(std::string("snapkv"), std::string("ripple"));
+    return std::nullopt;
+  };
+  const auto gathered = gather_results({dir}, preset_name, parts);
   REQUIRE(gathered.fidelity.size() == 5);
   for (const auto& r : gathered.fidelity) CHECK(r.text_kl.size() == 4);
 
@@ -495,6 +502,9 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   CHECK(preset.labels[0] == "RippleKV");
   CHECK(preset.labels[3] == "tie");
   CHECK(*preset.values[0] == Approx(0.0).margin(1e-12));
+  CHECK(preset.labels[4] == "SnapKV");  // its selector's uniform run: 0.2 lower KL on every text
+  CHECK(preset.labels[5] == "win");
+  CHECK(*preset.values[3] == Approx(-0.2));
   const auto& win = *by_selector.at("snapkv:ripple");
   CHECK(win.labels[2] == "H2O");
   CHECK(win.labels[3] == "win");
@@ -503,6 +513,10 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   const auto& loss = *by_selector.at("streamingllm:ripple");
   CHECK(loss.labels[3] == "loss");
   CHECK(*loss.values[0] == Approx(0.05));
+  CHECK(loss.labels[4] == "-");  // no StreamingLLM run to compare with
+  CHECK_FALSE(loss.values[3]);
+  CHECK(win.labels[4] == "SnapKV");
+  CHECK(*win.values[3] == Approx(-0.3));
 
   // A torn per-text file is an error naming it.
   write(dir / "h2o" / "fidelity_texts.csv", "method,budget,text,kl_mean,top1_agreement\n\"h2o\",128,0,0.3\n");
@@ -636,6 +650,9 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   CHECK(r2.labels[3] == "win");     // +4 on every qasper sample: (4 + 0) / 2 = 2 on Avg
   CHECK(*r2.values[0] == Approx(2.0));
   CHECK(*r2.values[1] == Approx(2.0));
+  CHECK(r2.labels[4] == "SnapKV");  // the same selector with uniform budgets
+  CHECK(r2.labels[5] == "win");
+  CHECK(*r2.values[3] == Approx(2.0));
   const auto& r4 = *by_label.at("RippleKV (r=4)");
   CHECK(r4.labels[3] == "tie");
   CHECK(*r4.values[1] < 0);
@@ -643,4 +660,6 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   const auto& r8 = *by_label.at("RippleKV (r=8)");
   CHECK(r8.labels[3] == "different samples");
   CHECK_FALSE(r8.values[0]);
+  CHECK(r8.labels[5] == "different samples");
+  CHECK_FALSE(r8.values[3]);
 }
