@@ -132,7 +132,7 @@ def draw(ax, run, fontsize):
         s.set_visible(False)
     ax.set_xlabel("context length (tokens)")
     ax.set_ylabel("needle depth (%)")
-    ax.set_title(f"{run['label']}  ({mean_text(grid)})", fontsize=11)
+    ax.set_title(f"{short_label(run['label'])}  ({mean_text(grid)})", fontsize=11)
     return im
 
 
@@ -144,6 +144,14 @@ def cell_fontsize(runs):
 
 def panel_size(run):
     return max(4.0, 0.85 * len(run["lengths"]) + 1.6), max(3.0, 0.42 * len(run["depths"]) + 1.6)
+
+
+def short_label(label):
+    """The label with a profile=PATH option cut to the file's name (run folder names flatten
+    the path's slashes: profile=results_m_profiles_p.json -> profile=p.json), so that panel
+    titles stay readable."""
+    label = re.sub(r"profile=[^,@ ]*/", "profile=", label)
+    return re.sub(r"profile=[^,@ ]*?profiles_", "profile=", label)
 
 
 def sanitize(label):
