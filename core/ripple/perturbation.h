@@ -23,7 +23,7 @@ enum class NoisePositions { All, Context };  // Context: all but the last `eval_
 
 struct NoiseSpec {
   double eps = 0.1;
-  NoiseMode mode = NoiseMode::Relative;
+  NoiseMode mode = NoiseMode::LayerMean;  // the ripple option `noise` default (ripple_options.cpp)
   NoisePositions positions = NoisePositions::All;
 };
 NoiseMode parse_noise_mode(const std::string& name);

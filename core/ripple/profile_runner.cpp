@@ -162,8 +162,9 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
   const auto cal = read_calibration(r.calibration_path);
   // Keyed on the checkpoint and the profiling dtype: a bf16 run profiles in bf16 and reuses
   // that, a float32 run its own; neither is mistaken for the other.
-  // Settings added later join the key only when they differ from their defaults, so that the
-  // cache entries made before them keep their names.
+  // Settings added later join the key only when they differ from their original defaults
+  // (relative noise on all positions, forward KL, seed 0, no skip), so that the cache entries
+  // made before them keep their names; the noise default is now layer_mean, keyed as such.
   std::string later;
   if (r.skip != 0) later += fmt::format("|skip={}", r.skip);
   if (r.profiler.noise.mode != NoiseMode::Relative) later += "|noise=" + noise_mode_name(r.profiler.noise.mode);

@@ -19,7 +19,7 @@ const std::vector<OptionSpec>& ripple_option_specs() {
       {"kl_positions", OptionKind::kInt, "32", "on the fly: KL measured at the last K positions"},
       {"draws", OptionKind::kInt, "1", "on the fly: noise draws per layer"},
       {"eps", OptionKind::kNumber, "0.1", "on the fly: the noise scale relative to each value vector's norm"},
-      {"noise", OptionKind::kChoice, "relative", "on the fly: how the noise scales (as `ripplekv profile --noise`)",
+      {"noise", OptionKind::kChoice, "layer_mean", "on the fly: how the noise scales (as `ripplekv profile --noise`)",
        {"relative", "layer_mean", "multiplicative"}},
       {"positions", OptionKind::kChoice, "all", "on the fly: perturbed tokens: all, or context (all but the last kl_positions)",
        {"all", "context"}},

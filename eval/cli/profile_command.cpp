@@ -7,6 +7,7 @@
 
 #include "eval/cli/command.h"
 #include "core/ripple/profile_runner.h"
+#include "core/ripple/ripple_options.h"
 #include "models/loaders/load_model.h"
 
 namespace ripplekv::cli {
@@ -14,7 +15,7 @@ namespace ripplekv::cli {
 int run_profile(const std::vector<std::string>& args) {
   RuntimeArgs rt;
   ProfileRequest req;
-  std::string out, noise = "relative", positions = "all", direction = "forward";
+  std::string out, noise = ripple_option_default("noise"), positions = "all", direction = "forward";
   bool naive = false;
   int64_t seed = 0;
   po::options_description desc;

@@ -55,6 +55,7 @@ TEST_CASE("Perturbation: eps = 0 is bit-identical - noise scales with the value 
   at::manual_seed(1);
   auto v = at::randn({2, 2, 10, 16});
   NoiseSpec spec;
+  spec.mode = NoiseMode::Relative;  // per-token scale: each vector's change is ~eps of its norm
   spec.eps = 0;
   CHECK(perturb_values(v, spec, {1, 2}, 10).is_same(v));
   spec.eps = 0.1;
@@ -340,8 +341,9 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
     s.options[key] = value;
     return resolve_ripple_profile(s, *fp32_model, tok, model_path).options.at("profile");
   };
-  const auto noise = read_profile_json(with("noise", "layer_mean"));
-  CHECK(noise.noise_mode == "layer_mean");
+  CHECK(read_profile_json(a).noise_mode == "layer_mean");  // the default noise
+  const auto noise = read_profile_json(with("noise", "relative"));
+  CHECK(noise.noise_mode == "relative");
   const auto positions = read_profile_json(with("positions", "context"));
   CHECK(positions.positions == "context");
   const auto direction = read_profile_json(with("direction", "reverse"));
@@ -350,6 +352,7 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   CHECK(read_profile_json(with("calibration_skip", "2")).skip == 2);
   CHECK(count() == 7);
   CHECK(with("direction", "forward") == a);  // a default spelled out is the same entry
+  CHECK(with("noise", "layer_mean") == a);
   CHECK(count() == 7);
   CHECK_THROWS_WITH(with("direction", "sideways"), Catch::Contains("sideways"));
   CHECK_THROWS_WITH(with("seed", "-1"), Catch::Contains("seed=-1"));
