@@ -127,6 +127,12 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
   return tables;
 }
 
+// A fidelity run's per-text mean KL as one bootstrap group, or nullopt with fewer than 2 texts.
+std::optional<std::vector<std::vector<double>>> text_groups(const FidelityResult& run) {
+  if (run.text_kl.size() < 2) return std::nullopt;
+  return std::vector<std::vector<double>>{run.text_kl};
+}
+
 }  // namespace
 
 std::optional<std::vector<std::vector<double>>> sample_groups(const LongBenchResult& run) {
@@ -147,8 +153,9 @@ std::optional<Interval> avg_interval(const LongBenchResult& run, const Bootstrap
 }
 
 std::optional<Interval> kl_interval(const FidelityResult& run, const BootstrapOptions& options) {
-  if (run.text_kl.size() < 2) return std::nullopt;
-  return bootstrap_mean_interval({run.text_kl}, options);
+  const auto groups = text_groups(run);
+  if (!groups) return std::nullopt;
+  return bootstrap_mean_interval(*groups, options);
 }
 
 std::vector<ResultTable> paired_difference_tables(const std::vector<LongBenchResult>& runs,
@@ -169,11 +176,7 @@ std::vector<ResultTable> paired_fidelity_tables(const std::vector<FidelityResult
                             "RippleKV is closer); best baseline: the compressed run with the lowest KL mean at that "
                             "budget, RippleKV runs excluded."};
   return paired_tables(
-      runs, metric, [](const FidelityResult& r) { return std::optional<double>(r.kl_mean); },
-      [](const FidelityResult& r) -> std::optional<std::vector<std::vector<double>>> {
-        if (r.text_kl.size() < 2) return std::nullopt;
-        return std::vector<std::vector<double>>{r.text_kl};
-      },
+      runs, metric, [](const FidelityResult& r) { return std::optional<double>(r.kl_mean); }, text_groups,
       [](const FidelityResult& a, const FidelityResult& b) -> std::optional<std::vector<std::vector<double>>> {
         if (a.settings != b.settings || a.text_kl.size() != b.text_kl.size()) return std::nullopt;
         return std::vector<std::vector<double>>{b.text_kl};

@@ -147,12 +147,11 @@ bool is_full_method_text(const std::string& m) {
   return m == "full" || m.rfind("full@", 0) == 0 || m.rfind("full:", 0) == 0;
 }
 
-// fidelity_texts.csv: (method, budget) -> per-text mean KL and top-1 agreement, texts in order.
-std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> read_fidelity_texts(
-    const fs::path& dir) {
-  std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> out;
-  const auto path = dir / "fidelity_texts.csv";
-  if (!fs::exists(path)) return out;
+// Calls `row(line number, fields)` for each non-empty line after the header of a CSV file
+// whose lines all have `fields` fields; a line with another count is an error naming the file
+// and line (`hint` is appended to it).
+void for_each_csv_row(const fs::path& path, std::size_t fields, const std::string& hint,
+                      const std::function<void(std::size_t, const std::vector<std::string>&)>& row) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   std::getline(in, line);  // header
@@ -161,11 +160,21 @@ std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::ve
     ++number;
     if (line.empty()) continue;
     const auto f = split_csv_line(line);
-    if (f.size() != 5) {
-      throw std::runtime_error(fmt::format("{}:{}: {} fields, expected 5 (method,budget,text,kl_mean,top1_agreement); "
-                                           "rerun the fidelity run or delete the file",
-                                           path.string(), number, f.size()));
+    if (f.size() != fields) {
+      throw std::runtime_error(fmt::format("{}:{}: {} fields, expected {}{}", path.string(), number, f.size(), fields, hint));
     }
+    row(number, f);
+  }
+}
+
+// fidelity_texts.csv: (method, budget) -> per-text mean KL and top-1 agreement, texts in order.
+std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> read_fidelity_texts(
+    const fs::path& dir) {
+  std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> out;
+  const auto path = dir / "fidelity_texts.csv";
+  if (!fs::exists(path)) return out;
+  for_each_csv_row(path, 5, " (method,budget,text,kl_mean,top1_agreement); rerun the fidelity run or delete the file",
+                   [&](std::size_t number, const std::vector<std::string>& f) {
     try {
       auto& [kl, top1] = out[{f[0], std::stoll(f[1])}];
       if (std::stoul(f[2]) != kl.size()) {
@@ -179,7 +188,7 @@ std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::ve
     } catch (const std::out_of_range&) {
       throw std::runtime_error(fmt::format("{}:{}: a field is out of range", path.string(), number));
     }
-  }
+  });
   return out;
 }
 
@@ -199,19 +208,8 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir, const MethodP
   }
   const auto sweep = sweep_identity(dir);
   const auto per_text = read_fidelity_texts(dir);
-  std::ifstream in(dir / "fidelity.csv", std::ios::binary);
-  std::string line;
-  std::getline(in, line);  // header
   std::vector<FidelityResult> out;
-  std::size_t number = 1;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    const auto f = split_csv_line(line);
-    if (f.size() != 10) {
-      throw std::runtime_error(fmt::format("{}:{}: {} fields, expected 10", (dir / "fidelity.csv").string(), number,
-                                           f.size()));
-    }
+  for_each_csv_row(dir / "fidelity.csv", 10, "", [&](std::size_t number, const std::vector<std::string>& f) {
     FidelityResult r;
     r.dir = dir;
     r.model = model;
@@ -265,7 +263,7 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir, const MethodP
       if (r.id.full) r.id.budget = 0;
     }
     out.push_back(std::move(r));
-  }
+  });
   return out;
 }
 

@@ -4,8 +4,8 @@
 # then fidelity to the full cache on 8 other multi_news texts (1,024-token prompts, 32
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
-# layer_mean noise and its ripple runs (the candidate default, issue 14), and the tables.
-# Rerun to resume: a finished profile or fidelity run is kept.
+# layer_mean noise and its ripple runs, and the tables. Rerun to resume: a finished profile or
+# fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/qwen2.5-coder-1.5b-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
@@ -17,33 +17,33 @@ MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
 TEXTS=../shared/data/longbench/raw/multi_news.jsonl
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
-P=$OUT/profiles/profile_multi_news_8x512_bf16.json
 mkdir -p "$OUT/profiles"
-if [ ! -f "$P" ]; then
+
+# step NAME DONE_FILE COMMAND...: runs COMMAND unless DONE_FILE exists, and records its wall time.
+step() {
+  local name=$1 done_file=$2
+  shift 2
+  if [ -f "$done_file" ]; then return; fi
+  local start
   start=$(date +%s)
+  "$@"
+  echo "qwen_subset.sh: $name took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
+}
+profile() {  # profile OUT_JSON NOISE
   "$BIN" profile --model "$MODEL" --dtype bfloat16 "${threads[@]}" --calibration "$TEXTS" --samples 8 \
-    --max-tokens 512 --out "$P"
-  echo "qwen_subset.sh: profile took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
-fi
-if [ ! -f "$OUT/fidelity/fidelity.csv" ]; then
-  start=$(date +%s)
+    --max-tokens 512 --noise "$2" --out "$1"
+}
+fidelity() {  # fidelity OUT_DIR METHODS
   "$BIN" fidelity --model "$MODEL" --dtype bfloat16 "${threads[@]}" --texts "$TEXTS" --skip-texts 16 --max-texts 8 \
-    --prompt-tokens 1024 --continuation 32 --budgets 128,256 \
-    --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$P,ratio=1.5,ripple@profile=$P,ratio=2" --out "$OUT/fidelity"
-  echo "qwen_subset.sh: fidelity took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
-fi
+    --prompt-tokens 1024 --continuation 32 --budgets 128,256 --methods "$2" --out "$1"
+}
+
+P=$OUT/profiles/profile_multi_news_8x512_bf16.json
 PL=$OUT/profiles/profile_multi_news_8x512_bf16_layer_mean.json
-if [ ! -f "$PL" ]; then
-  start=$(date +%s)
-  "$BIN" profile --model "$MODEL" --dtype bfloat16 "${threads[@]}" --calibration "$TEXTS" --samples 8 \
-    --max-tokens 512 --noise layer_mean --out "$PL"
-  echo "qwen_subset.sh: layer_mean profile took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
-fi
-if [ ! -f "$OUT/fidelity_layer_mean/fidelity.csv" ]; then
-  start=$(date +%s)
-  "$BIN" fidelity --model "$MODEL" --dtype bfloat16 "${threads[@]}" --texts "$TEXTS" --skip-texts 16 --max-texts 8 \
-    --prompt-tokens 1024 --continuation 32 --budgets 128,256 \
-    --methods "ripple@profile=$PL,ratio=1.5,ripple@profile=$PL,ratio=2" --out "$OUT/fidelity_layer_mean"
-  echo "qwen_subset.sh: layer_mean fidelity took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
-fi
+step profile "$P" profile "$P" relative
+step fidelity "$OUT/fidelity/fidelity.csv" fidelity "$OUT/fidelity" \
+  "full,snapkv,pyramidkv,h2o,ripple@profile=$P,ratio=1.5,ripple@profile=$P,ratio=2"
+step "layer_mean profile" "$PL" profile "$PL" layer_mean
+step "layer_mean fidelity" "$OUT/fidelity_layer_mean/fidelity.csv" fidelity "$OUT/fidelity_layer_mean" \
+  "ripple@profile=$PL,ratio=1.5,ripple@profile=$PL,ratio=2"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" --out "$OUT/tables"
