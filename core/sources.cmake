@@ -23,7 +23,6 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/compression.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/observation_share.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/compress/fidelity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/method_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/ripple_allocator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/perturbation.cpp

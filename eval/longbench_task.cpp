@@ -19,7 +19,7 @@ TaskPrompt LongBenchEngineTask::prompt(std::size_t k) const {
   return p;
 }
 
-std::string LongBenchEngineTask::prediction(const std::vector<int64_t>& generated, int64_t stop_token) const {
+std::string LongBenchEngineTask::prediction(const TokenIds& generated, TokenId stop_token) const {
   return decode_prediction(tokenizer_, generated, stop_token);
 }
 

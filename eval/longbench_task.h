@@ -20,7 +20,7 @@ class LongBenchEngineTask final : public Task {
   const std::string& sample_id(std::size_t k) const override { return data_.samples.at(k).id; }
   TaskPrompt prompt(std::size_t k) const override;
   TaskDecoding decoding(std::size_t) const override { return decoding_; }
-  std::string prediction(const std::vector<int64_t>& generated, int64_t stop_token) const override;
+  std::string prediction(const TokenIds& generated, TokenId stop_token) const override;
   std::string record(std::size_t k, const std::string& prediction) const override;
 
  private:

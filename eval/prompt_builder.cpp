@@ -26,7 +26,7 @@ void check_max_input(const PromptOptions& options) {
 
 }  // namespace
 
-MiddleTruncation truncate_middle(const std::vector<int>& ids, int64_t max_tokens) {
+MiddleTruncation truncate_middle(const TokenIds& ids, int64_t max_tokens) {
   MiddleTruncation out;
   if (max_tokens < 0 || static_cast<int64_t>(ids.size()) <= max_tokens) {
     out.head = ids;
@@ -41,8 +41,8 @@ MiddleTruncation truncate_middle(const std::vector<int>& ids, int64_t max_tokens
   return out;
 }
 
-std::string decode_skipping_special(const Tokenizer& tokenizer, const std::vector<int>& ids) {
-  std::vector<int> kept;
+std::string decode_skipping_special(const Tokenizer& tokenizer, const TokenIds& ids) {
+  TokenIds kept;
   kept.reserve(ids.size());
   for (int id : ids) {
     if (!is_special_id(tokenizer, id)) kept.push_back(id);
@@ -50,9 +50,9 @@ std::string decode_skipping_special(const Tokenizer& tokenizer, const std::vecto
   return tokenizer.decode(kept);
 }
 
-std::vector<int> encode_segments(const std::vector<PromptSegment>& segments, const Tokenizer& tokenizer,
+TokenIds encode_segments(const std::vector<PromptSegment>& segments, const Tokenizer& tokenizer,
                                  std::string_view template_name) {
-  std::vector<int> ids;
+  TokenIds ids;
   for (const auto& s : segments) {
     switch (s.kind) {
       case PromptSegment::Kind::kBos:
@@ -168,10 +168,9 @@ TaskDecoding task_decoding(const LongBenchTask& task, const Tokenizer& tokenizer
   return d;
 }
 
-std::string decode_prediction(const Tokenizer& tokenizer, const std::vector<int64_t>& generated,
-                              int64_t stop_token) {
-  std::vector<int> ids(generated.begin(), generated.end());
-  if (stop_token >= 0) ids.push_back(static_cast<int>(stop_token));
+std::string decode_prediction(const Tokenizer& tokenizer, const TokenIds& generated, TokenId stop_token) {
+  TokenIds ids = generated;
+  if (stop_token >= 0) ids.push_back(stop_token);
   return decode_skipping_special(tokenizer, ids);
 }
 

@@ -43,24 +43,24 @@ struct PromptDoesNotFit : std::invalid_argument {
 // pred.py's cut of an over-long token list: the first and the last int(max_tokens/2) ids.
 // Lists of at most max_tokens come back whole in `head` with truncated = false.
 struct MiddleTruncation {
-  std::vector<int> head;
-  std::vector<int> tail;
+  TokenIds head;
+  TokenIds tail;
   bool truncated = false;
 };
-MiddleTruncation truncate_middle(const std::vector<int>& ids, int64_t max_tokens);
+MiddleTruncation truncate_middle(const TokenIds& ids, int64_t max_tokens);
 
 // tokenizer.decode(ids, skip_special_tokens=True): drops BOS, EOS, UNK and PAD ids first.
-std::string decode_skipping_special(const Tokenizer& tokenizer, const std::vector<int>& ids);
+std::string decode_skipping_special(const Tokenizer& tokenizer, const TokenIds& ids);
 
 // Encodes rendered segments: kBos -> the tokenizer's BOS (nothing when it has none), kText ->
 // encode without BOS, kSpecial -> the vocabulary's single token of that name. A special token
 // the vocabulary lacks throws std::invalid_argument naming the template and the tokenizer.
-std::vector<int> encode_segments(const std::vector<PromptSegment>& segments, const Tokenizer& tokenizer,
+TokenIds encode_segments(const std::vector<PromptSegment>& segments, const Tokenizer& tokenizer,
                                  std::string_view template_name);
 
 struct BuiltPrompt {
   std::string prompt;           // after truncation, before the chat template
-  std::vector<int> ids;         // the model input: template applied, BOS included
+  TokenIds ids;         // the model input: template applied, BOS included
   int64_t original_tokens = 0;  // len(tokenizer(prompt)) before truncation, BOS included
   bool truncated = false;
   bool chat_template_applied = false;
@@ -89,7 +89,6 @@ TaskDecoding task_decoding(const LongBenchTask& task, const Tokenizer& tokenizer
 // pred = tokenizer.decode(output[context_length:], skip_special_tokens=True). `stop_token`
 // is the token generation stopped on (-1 for none): HF keeps it in the output, so a
 // non-special stop such as samsum's "\n" ends up in the prediction.
-std::string decode_prediction(const Tokenizer& tokenizer, const std::vector<int64_t>& generated,
-                              int64_t stop_token);
+std::string decode_prediction(const Tokenizer& tokenizer, const TokenIds& generated, TokenId stop_token);
 
 }  // namespace ripplekv::eval

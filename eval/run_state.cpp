@@ -44,7 +44,7 @@ struct ParsedFile {
 
 // Splits into lines; all but a torn/unparseable last line must be prediction lines with a
 // unique "_id".
-ParsedFile parse_prediction_text(const fs::path& path, const std::string& text) {
+ParsedFile parse_prediction_text(const fs::path& path, const std::string& text, const std::string& key = "pred") {
   ParsedFile out;
   std::unordered_map<std::string, std::size_t> first_line;
   std::size_t pos = 0, line_no = 0;
@@ -81,11 +81,11 @@ ParsedFile parse_prediction_text(const fs::path& path, const std::string& text) 
           path.string(), line_no, json_error_text(e)));
     }
     const auto id = j.is_object() ? j.find("_id") : j.end();
-    if (!j.is_object() || id == j.end() || !id->is_string() || !j.contains("pred")) {
+    if (!j.is_object() || id == j.end() || !id->is_string() || !j.contains(key)) {
       throw std::runtime_error(fmt::format(
-          "{}:{}: not a ripplekv prediction line (needs \"pred\" and a string \"_id\"); this file was not written "
-          "by `ripplekv longbench`: move it away or use another --out",
-          path.string(), line_no));
+          "{}:{}: not a ripplekv {} line (needs \"{}\" and a string \"_id\"); this file was not written "
+          "by ripplekv for this task: move it away or use another --out",
+          path.string(), line_no, key == "pred" ? "prediction" : "record", key));
     }
     const std::string sid = id->get<std::string>();
     const auto [it, inserted] = first_line.emplace(sid, line_no);
@@ -151,11 +151,12 @@ std::string prediction_line(const Sample& sample, const std::string& pred) {
   return j.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
 
-PredictionFile::PredictionFile(fs::path path, const WarningSink& warn) : path_(std::move(path)) {
+PredictionFile::PredictionFile(fs::path path, const WarningSink& warn, const std::string& required_key)
+    : path_(std::move(path)) {
   if (path_.has_parent_path()) fs::create_directories(path_.parent_path());
   if (fs::exists(path_)) {
     const std::string text = read_all(path_);
-    auto parsed = parse_prediction_text(path_, text);
+    auto parsed = parse_prediction_text(path_, text, required_key);
     if (parsed.dropped) {
       warn_or_print(warn, *parsed.dropped + "; dropped, that sample will be redone");
       fs::resize_file(path_, parsed.keep_bytes);

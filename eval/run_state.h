@@ -53,7 +53,9 @@ class PredictionFile {
   // A last line that is torn (no newline) or not valid JSON is dropped, the file truncated
   // to the line before, and a warning names it. Any other bad line, a line without "_id",
   // or an "_id" seen twice throws std::runtime_error "path:line: ..." saying how to fix it.
-  explicit PredictionFile(std::filesystem::path path, const WarningSink& warn = {});
+  // Every line must carry `required_key` ("pred" for predictions; other tasks name their own).
+  explicit PredictionFile(std::filesystem::path path, const WarningSink& warn = {},
+                          const std::string& required_key = "pred");
   ~PredictionFile();
   PredictionFile(const PredictionFile&) = delete;
   PredictionFile& operator=(const PredictionFile&) = delete;

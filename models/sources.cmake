@@ -25,4 +25,5 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama/llama_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/load_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/generate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loaders/opened_model.cpp
 )

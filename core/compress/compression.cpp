@@ -1,5 +1,7 @@
 #include "core/compress/compression.h"
 
+#include "models/loaders/opened_model.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -206,8 +208,11 @@ class ComposedMethod final : public CompressionMethod {
           "{}: the prompt has {} tokens, fewer than the observation window ({}); use a longer prompt or a smaller "
           "window= option", m_.selector->name(), prompt_len, m_.selector->window()));
     }
-    if (m_.selector->keeps_all() || prompt_len <= m_.spec.budget) return std::make_unique<PassThroughSession>();
-    return std::make_unique<BudgetedSession>(m_, hooks, prompt_len, share);
+    std::unique_ptr<CompressionSession> session;
+    if (m_.selector->keeps_all() || prompt_len <= m_.spec.budget) session = std::make_unique<PassThroughSession>();
+    else session = std::make_unique<BudgetedSession>(m_, hooks, prompt_len, share);
+    session->bind_hooks(&hooks);
+    return session;
   }
   const CompressionSpec& spec() const override { return m_.spec; }
   const std::vector<std::string>& notes() const override { return m_.notes; }
@@ -223,12 +228,29 @@ class ComposedMethod final : public CompressionMethod {
 
 }  // namespace
 
+std::unique_ptr<CompressionSession> CompressionMethod::begin(int64_t prompt_len) const {
+  auto hooks = std::make_unique<HookRegistry>();
+  auto session = begin(*hooks, prompt_len);
+  const HookRegistry* registry = hooks.get();
+  session->bind_hooks(registry, std::move(hooks));
+  return session;
+}
+
 void CompressionMethod::check(const CompressionSpec& spec) {
   PolicyOptions options(spec.options);
   options.validate_only = true;
   const auto selector = make_selector(spec.selector, options);
   if (!selector->keeps_all()) (void)make_allocator(spec.allocator, options);
   options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
+}
+
+std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& given, const OpenedModel& model) {
+  const AllocatorEntry* entry = find_allocator_entry(given.allocator);
+  if (entry == nullptr || !entry->prepare) {  // unknown names fail in create
+    // Files a policy reads are checked against the weights when they are loaded anyway.
+    return create(given, model.config(), model.loaded() ? model.identity() : ModelIdentity{});
+  }
+  return create(entry->prepare(given, model), model.config(), model.identity());
 }
 
 std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSpec& spec, const ModelConfig& model,

@@ -2,14 +2,15 @@
 // prompt's prefill ends (as SnapKV / PyramidKV do); decoding then appends to the smaller cache.
 //
 //   auto method = CompressionMethod::create(spec, model.config());   // once per run, immutable
-//   HookRegistry hooks;
-//   auto session = method->begin(hooks, prompt_len);                 // one per prompt
-//   greedy_generate(model, prompt, cache, options, &hooks,
-//                   [&](KVCache& c) { report = session->finish(c); });
+//   auto session = method->begin(prompt_len);                        // one per prompt
+//   greedy_generate(model, prompt, cache, options, session.get());
+//   const CompressionReport& report = session->report();
 //
-// The session gathers what its policies need through scoped hooks during prefill (window
-// attention, hidden states) and in finish() asks the allocator for per-layer budgets and the
-// selector for indices, then calls KVCache::keep. Policies never touch the cache.
+// The session owns the hooks through which it gathers what its policies need during prefill
+// (window attention, hidden states); its after-prefill step, finish(), asks the allocator for
+// per-layer budgets and the selector for indices, then calls KVCache::keep. Policies never
+// touch the cache. The evaluation engine begins several sessions on one registry instead
+// (begin(hooks, ...)), so that one prefill serves them all.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "models/cache/kv_cache.h"
+#include "models/generation/generation_session.h"
 #include "models/hooks/hooks.h"
 #include "models/config/model_config.h"
 #include "models/config/model_identity.h"
@@ -26,6 +28,7 @@
 namespace ripplekv {
 
 class ObservationShare;
+class OpenedModel;
 
 
 struct CompressionSpec {
@@ -49,28 +52,55 @@ struct CompressionReport {
   double seconds = 0;
 };
 
-class CompressionSession {
+class CompressionSession : public GenerationSession {
  public:
-  virtual ~CompressionSession() = default;
   // Allocates budgets, selects tokens and shrinks the cache. Call once, after prefill.
   virtual CompressionReport finish(KVCache& cache) = 0;
+
+  // GenerationSession: the registry this session observes through, and finish() as the
+  // after-prefill step (its report kept for report()).
+  const HookRegistry* hooks() const override { return hooks_; }
+  void after_prefill(KVCache& cache) override { report_ = finish(cache); }
+  const CompressionReport& report() const { return report_; }
+
+  // Set by CompressionMethod::begin: the registry the session's hooks are on, and, when the
+  // session owns it, the registry itself (declared in this base class, so it outlives the
+  // derived session's hook handles).
+  void bind_hooks(const HookRegistry* hooks, std::unique_ptr<HookRegistry> owned = nullptr) {
+    owned_hooks_ = std::move(owned);
+    hooks_ = hooks;
+  }
+
+ private:
+  std::unique_ptr<HookRegistry> owned_hooks_;
+  const HookRegistry* hooks_ = nullptr;
+  CompressionReport report_;
 };
 
 class CompressionMethod {
  public:
   virtual ~CompressionMethod() = default;
   // Validates names and options (throws std::invalid_argument listing valid choices).
-  // `identity` (LlamaModel::identity()) lets policies that read per-model files refuse files
+  // `identity` (CausalLM::identity()) lets policies that read per-model files refuse files
   // made for other weights; an empty fingerprint skips that check. Notes the policies make
   // (notes()) are printed once to stderr here.
   static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const ModelConfig& model,
                                                    const ModelIdentity& identity = {});
+  // The factory with its context: the opened model (config, tokenizer, weights on demand).
+  // A model-bound allocator completes the spec from the model first (ripple without profile=
+  // measures and caches its profile; the registry row's prepare step), is checked against the
+  // loaded weights' identity, and spec() then names what it used (profile=PATH).
+  static std::unique_ptr<CompressionMethod> create(const CompressionSpec& spec, const OpenedModel& model);
   // The same checks of names, keys and values without a model (no budget-versus-layers
   // check; see PolicyOptions::validate_only). Throws std::invalid_argument as create() does.
   static void check(const CompressionSpec& spec);
-  // Registers the hooks this method needs on `hooks` for one prompt of `prompt_len` tokens.
-  // Sessions begun on the same prefill with the same `share` compute each distinct observation
-  // once (core/compress/observation_share.h); results are bit-identical either way.
+  // A session for one prompt of `prompt_len` tokens that owns its hooks: pass it to
+  // greedy_generate.
+  std::unique_ptr<CompressionSession> begin(int64_t prompt_len) const;
+  // Registers the hooks this method needs on `hooks` (which must outlive the session), for
+  // several sessions observing one prefill. Sessions begun on the same prefill with the same
+  // `share` compute each distinct observation once (core/compress/observation_share.h);
+  // results are bit-identical either way.
   virtual std::unique_ptr<CompressionSession> begin(HookRegistry& hooks, int64_t prompt_len,
                                                     ObservationShare* share = nullptr) const = 0;
   virtual const CompressionSpec& spec() const = 0;

@@ -8,6 +8,7 @@
 #include "core/compress/allocators/allocators.h"
 #include "core/compress/compression.h"
 #include "core/compress/selectors/selectors.h"
+#include "core/ripple/profile_runner.h"
 #include "core/ripple/ripple_allocator.h"
 
 namespace ripplekv {
@@ -50,16 +51,37 @@ const std::vector<SelectorEntry>& selector_table() {
 
 const std::vector<AllocatorEntry>& allocator_table() {
   using Make = std::unique_ptr<LayerBudgetAllocator> (*)(PolicyOptions&);
-  static const std::vector<AllocatorEntry> table = pair_with_catalog<AllocatorEntry, Make>(
-      allocator_catalog(),
-      {{"uniform", make_uniform_allocator},
-       {"pyramid", make_pyramid_allocator},
-       {"profile", make_profile_allocator},
-       {"cake", make_cake_allocator},
-       {"squeeze", make_squeeze_allocator},
-       {"ripple", make_ripple_allocator}},
-      "allocator");
+  using Prepare = CompressionSpec (*)(CompressionSpec, const OpenedModel&);
+  static const std::vector<AllocatorEntry> table = [] {
+    auto t = pair_with_catalog<AllocatorEntry, Make>(allocator_catalog(),
+                                                     {{"uniform", make_uniform_allocator},
+                                                      {"pyramid", make_pyramid_allocator},
+                                                      {"profile", make_profile_allocator},
+                                                      {"cake", make_cake_allocator},
+                                                      {"squeeze", make_squeeze_allocator},
+                                                      {"ripple", make_ripple_allocator}},
+                                                     "allocator");
+    // The model-bound rows (and only they) complete their spec from the model.
+    const std::vector<std::pair<const char*, Prepare>> prepare = {{"ripple", prepare_ripple_spec}};
+    for (auto& e : t) {
+      for (const auto& [name, fn] : prepare) {
+        if (e.info->name == name) e.prepare = fn;
+      }
+      if (e.info->model_bound != static_cast<bool>(e.prepare)) {
+        throw std::logic_error(fmt::format("allocator \"{}\": model_bound in the catalog but no prepare step, or "
+                                           "the reverse", e.info->name));
+      }
+    }
+    return t;
+  }();
   return table;
+}
+
+const AllocatorEntry* find_allocator_entry(const std::string& name) {
+  for (const auto& e : allocator_table()) {
+    if (name == e.info->name) return &e;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> selector_names() {

@@ -1,7 +1,10 @@
 #include "core/ripple/profile_runner.h"
 
+#include "models/loaders/opened_model.h"
+
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 
 #include <cstdlib>
@@ -13,7 +16,7 @@
 
 namespace ripplekv {
 
-SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, const ProfileRequest& r,
+SensitivityProfile run_profile(const CausalLM& model, const Tokenizer& tok, const ProfileRequest& r,
                                const ProfilerProgress& progress) {
   if (r.samples < 1) throw std::invalid_argument("--samples must be >= 1");
   if (r.max_tokens < 2) throw std::invalid_argument("--max-tokens must be >= 2");
@@ -23,14 +26,14 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tok, co
     throw std::invalid_argument(fmt::format("--calibration {}: --skip {} passes over all of its {} texts; lower --skip",
                                             r.calibration_path, r.skip, cal.texts.size()));
   }
-  std::vector<std::vector<int64_t>> samples;
+  std::vector<TokenIds> samples;
   for (size_t i = static_cast<size_t>(r.skip); i < cal.texts.size(); ++i) {
     const auto& text = cal.texts[i];
     if (static_cast<int64_t>(samples.size()) >= r.samples) break;
     auto ids = tok.encode(text, /*add_bos=*/true);
     if (static_cast<int64_t>(ids.size()) > r.max_tokens) ids.resize(static_cast<size_t>(r.max_tokens));
     if (ids.size() < 2) continue;
-    samples.emplace_back(ids.begin(), ids.end());
+    samples.push_back(std::move(ids));
   }
   if (samples.empty()) {
     throw std::invalid_argument(fmt::format("--calibration {}: no text gives 2 or more tokens", r.calibration_path));
@@ -153,7 +156,7 @@ void check_method_spec(CompressionSpec spec) {
   CompressionMethod::check(spec);
 }
 
-CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tok,
+CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& model, const Tokenizer& tok,
                                        const std::string& model_path) {
   if (spec.allocator != "ripple" || spec.options.count("profile")) return spec;
   std::string cache_dir;
@@ -188,10 +191,26 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& m
   if (!cached) {
     std::cerr << fmt::format("[ripple] profiling {} layers on {} (cached as {})\n", model.num_layers(),
                              r.calibration_path, path);
-    write_profile_json(run_profile(model, tok, r), path);
+    const auto start = std::chrono::steady_clock::now();
+    write_profile_json(run_profile(model, tok, r,
+                                   [&](int64_t done, int64_t total) {
+                                     const double spent =
+                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                                     const double left = done > 0 ? spent / static_cast<double>(done) *
+                                                                        static_cast<double>(total - done)
+                                                                  : 0.0;
+                                     std::cerr << fmt::format("[ripple] profile sample {}/{}, {:.0f} s spent, about "
+                                                              "{:.0f} s left\n",
+                                                              done, total, spent, left);
+                                   }),
+                       path);
   }
   spec.options["profile"] = path;
   return spec;
+}
+
+CompressionSpec prepare_ripple_spec(CompressionSpec spec, const OpenedModel& model) {
+  return resolve_ripple_profile(std::move(spec), model.model(), model.tokenizer(), model.path());
 }
 
 }  // namespace ripplekv

@@ -9,10 +9,12 @@
 #include "core/compress/compression.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "core/ripple/sensitivity_profiler.h"
-#include "models/llama/llama_model.h"
+#include "models/model/causal_lm.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv {
+
+class OpenedModel;
 
 struct ProfileRequest {
   std::string calibration_path;
@@ -26,7 +28,7 @@ struct ProfileRequest {
   std::string dtype = "float32";
 };
 
-SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tokenizer, const ProfileRequest& request,
+SensitivityProfile run_profile(const CausalLM& model, const Tokenizer& tokenizer, const ProfileRequest& request,
                                const ProfilerProgress& progress = {});
 
 // When spec uses the ripple allocator without profile= but with calibration=FILE, profiles
@@ -38,7 +40,10 @@ SensitivityProfile run_profile(const LlamaModel& model, const Tokenizer& tokeniz
 // profiles on the fly. Throws std::invalid_argument naming the key.
 void check_method_spec(CompressionSpec spec);
 
-CompressionSpec resolve_ripple_profile(CompressionSpec spec, const LlamaModel& model, const Tokenizer& tokenizer,
+CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& model, const Tokenizer& tokenizer,
                                        const std::string& model_path);
+// The ripple allocator's prepare step in the registry (core/compress/registry.h):
+// resolve_ripple_profile on the opened model, its tokenizer and path (loading the weights).
+CompressionSpec prepare_ripple_spec(CompressionSpec spec, const OpenedModel& model);
 
 }  // namespace ripplekv

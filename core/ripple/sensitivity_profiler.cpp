@@ -32,7 +32,7 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-SensitivityProfileResult profile_sensitivity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& samples,
+SensitivityProfileResult profile_sensitivity(const CausalLM& model, const std::vector<TokenIds>& samples,
                                              const ProfilerOptions& o, const ProfilerProgress& progress) {
   const auto t_start = std::chrono::steady_clock::now();
   if (samples.empty()) throw std::invalid_argument("profile: no calibration samples");

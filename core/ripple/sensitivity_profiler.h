@@ -18,7 +18,8 @@
 
 #include "core/ripple/kl_divergence.h"
 #include "core/ripple/perturbation.h"
-#include "models/llama/llama_model.h"
+#include "models/model/causal_lm.h"
+#include "models/tokenizer/token_id.h"
 
 namespace ripplekv {
 
@@ -48,7 +49,7 @@ struct SensitivityProfileResult {
 
 using ProfilerProgress = std::function<void(int64_t sample, int64_t num_samples)>;
 
-SensitivityProfileResult profile_sensitivity(const LlamaModel& model, const std::vector<std::vector<int64_t>>& samples,
+SensitivityProfileResult profile_sensitivity(const CausalLM& model, const std::vector<TokenIds>& samples,
                                              const ProfilerOptions& options, const ProfilerProgress& progress = {});
 
 // The noise seed of one (sample, layer, draw), shared by the suffix and naive paths.

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "eval/cli/command.h"
-#include "core/ripple/profile_runner.h"
+#include "core/compress/compression.h"
 #include "eval/chat_template.h"
 #include "eval/prompt_builder.h"
 #include "models/generation/generate.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -35,41 +35,36 @@ int run_generate(const std::vector<std::string>& args) {
   if (!parse_options("generate", args, desc, vm)) return 0;
   apply_threads(rt.threads);
 
-  LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
-  auto model = load_model(rt.model, lo);
-  Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
-  std::vector<int> ids32;
+  const OpenedModel opened(rt.model, rt.tokenizer, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const CausalLM& model = opened.model();
+  const Tokenizer& tok = opened.tokenizer();
+  TokenIds ids;
   if (chat_template == "none") {
-    ids32 = tok.encode(prompt, !no_bos);
+    ids = tok.encode(prompt, !no_bos);
   } else {
     std::string why;
     const auto chat = chat_template == "auto" ? eval::auto_chat_template(rt.model, &why)
                                               : eval::chat_template_from_name(chat_template);
     if (!why.empty()) std::cerr << why << "\n";
-    ids32 = eval::encode_segments(eval::render_chat(chat, prompt), tok, eval::chat_template_name(chat.kind));
+    ids = eval::encode_segments(eval::render_chat(chat, prompt), tok, eval::chat_template_name(chat.kind));
   }
-  if (ids32.empty()) throw std::invalid_argument("the prompt encodes to no tokens; give --prompt or drop --no-bos");
-  const int64_t context = model->config().max_position_embeddings;
-  if (context > 0 && static_cast<int64_t>(ids32.size()) + max_new > context) {
+  if (ids.empty()) throw std::invalid_argument("the prompt encodes to no tokens; give --prompt or drop --no-bos");
+  const int64_t context = model.config().max_position_embeddings;
+  if (context > 0 && static_cast<int64_t>(ids.size()) + max_new > context) {
     throw UsageError(fmt::format("the prompt's {} tokens + --max-new-tokens {} exceed the model's {}-token context; "
-                                 "shorten the prompt or lower --max-new-tokens", ids32.size(), max_new, context));
+                                 "shorten the prompt or lower --max-new-tokens", ids.size(), max_new, context));
   }
-  std::vector<int64_t> ids(ids32.begin(), ids32.end());
 
   GenerateOptions go;
   go.max_new_tokens = max_new;
-  go.stop_tokens = model->config().eos_token_ids;
-  if (model->config().model_type == "llama2c") go.stop_tokens.push_back(tok.bos_id());  // run.c stops on BOS
-  const auto spec = resolve_ripple_profile(to_spec(ma), *model, tok, rt.model);
-  auto method = CompressionMethod::create(spec, model->config(), model->identity());
-  KVCache cache(model->num_layers());
-  HookRegistry hooks;
-  auto session = method->begin(hooks, static_cast<int64_t>(ids.size()));
-  CompressionReport report;
-  auto r = greedy_generate(*model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
+  go.stop_tokens = opened.stop_tokens();
+  auto method = CompressionMethod::create(to_spec(ma), opened);
+  KVCache cache(model.num_layers());
+  auto session = method->begin(static_cast<int64_t>(ids.size()));
+  auto r = greedy_generate(model, ids, cache, go, session.get());
+  const CompressionReport& report = session->report();
 
-  std::vector<int> out(r.tokens.begin(), r.tokens.end());
-  std::cout << prompt << tok.decode(out) << "\n";
+  std::cout << prompt << tok.decode(r.tokens) << "\n";
   if (show_ids) std::cout << fmt::format("ids: {}\n", fmt::join(r.tokens, " "));
   std::cerr << fmt::format(
       "[{} prompt tokens, {} generated{}] prefill {:.1f} tok/s, decode {:.1f} tok/s, KV cache {:.1f} KiB\n",

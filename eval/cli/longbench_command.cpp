@@ -17,6 +17,7 @@
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
+#include "eval/cli/run_groups.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
 #include "eval/kept_tokens_log.h"
@@ -27,8 +28,7 @@
 #include "eval/prompt_builder.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
-#include "models/generation/generate.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -93,8 +93,10 @@ std::string absolute(const std::string& p) { return fs::absolute(fs::path(p)).le
 
 }  // namespace
 
-int run_longbench(const std::vector<std::string>& args) {
-  LongBenchArgs a;
+namespace {
+
+// Parses one `ripplekv longbench` command line; false when --help was shown.
+bool parse_longbench_args(const std::vector<std::string>& args, LongBenchArgs& a) {
   po::options_description desc;
   add_runtime_options(desc, a.rt);
   add_method_options(desc, a.method);
@@ -122,8 +124,26 @@ int run_longbench(const std::vector<std::string>& args) {
        "write each sample's exact prompt text and token counts to <out>/prompts/<task>.jsonl");
   add_method_grid_options(desc, a.methods, a.budgets, a.decode);
   po::variables_map vm;
-  if (!parse_options("longbench", args, desc, vm)) return 0;
-  require_out_folder(a.out);
+  return parse_options("longbench", args, desc, vm);
+}
+
+// Everything of a run but its method and its folder: runs of one group must agree on it.
+std::string shared_settings(const LongBenchArgs& a) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", a.rt.model, a.rt.tokenizer, a.rt.dtype,
+                     a.rt.device, a.rt.threads, a.data, a.tasks, a.max_samples, a.shard, a.chat_template, a.preset,
+                     a.max_input_tokens, a.context_tokens, a.on_bad_line, a.longbench_e, a.decode, a.save_prompts);
+}
+
+}  // namespace
+
+int run_longbench(const std::vector<std::string>& args) { return run_longbench_group({args}); }
+
+int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
+  std::vector<LongBenchArgs> parsed;
+  if (!parse_group("longbench", runs, parsed, parse_longbench_args, shared_settings)) return 0;
+  for (const auto& p : parsed) require_out_folder(p.out);
+  const LongBenchArgs& a = parsed.front();
+  const bool group = runs.size() > 1;
   const bool batch_decode = parse_decode_mode(a.decode);
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
     throw UsageError(fmt::format("--on-bad-line \"{}\": choose skip or stop", a.on_bad_line));
@@ -145,11 +165,9 @@ int run_longbench(const std::vector<std::string>& args) {
     }
   }
 
-  const LoadOptions lo{parse_dtype(a.rt.dtype), parse_device(a.rt.device)};
-  std::unique_ptr<LlamaModel> model;
-  const ModelConfig mc = peek_model_config(a.rt.model, lo, model);
-  const std::string tok_path = find_tokenizer(a.rt.model, a.rt.tokenizer, static_cast<int>(mc.vocab_size));
-  const Tokenizer tok(tok_path);
+  const OpenedModel opened(a.rt.model, a.rt.tokenizer, {parse_dtype(a.rt.dtype), parse_device(a.rt.device)});
+  const ModelConfig& mc = opened.config();
+  const Tokenizer& tok = opened.tokenizer();
 
   std::string template_why;
   const ChatTemplate chat = a.chat_template == "auto" ? auto_chat_template(a.rt.model, &template_why)
@@ -171,14 +189,22 @@ int run_longbench(const std::vector<std::string>& args) {
     if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
   }
 
-  const fs::path out(a.out);
-  std::vector<PlannedVariant> plan = plan_variants(a.method, a.methods, a.budgets, out);
-  const bool grid = !a.methods.empty();
-  create_methods(plan, mc, tok, a.rt.model, lo, model);
+  // One plan for every run of the group: each sample is prefilled once for all of them.
+  const fs::path out(group ? fs::path(a.out).parent_path() : fs::path(a.out));
+  std::vector<PlannedVariant> plan;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (auto& p : plan_variants(parsed[i].method, parsed[i].methods, parsed[i].budgets, parsed[i].out)) {
+      p.command_args = runs[i];
+      plan.push_back(std::move(p));
+    }
+  }
+  check_distinct_folders(plan);
+  const bool grid = !a.methods.empty() || group;
+  create_methods(plan, opened);
 
   nlohmann::ordered_json run_common;
   run_common["model"] = absolute(a.rt.model);
-  run_common["tokenizer"] = absolute(tok_path);
+  run_common["tokenizer"] = absolute(opened.tokenizer_path());
   run_common["dtype"] = a.rt.dtype;
   run_common["device"] = a.rt.device;
   run_common["tasks"] = nlohmann::ordered_json::array();
@@ -196,7 +222,7 @@ int run_longbench(const std::vector<std::string>& args) {
   nlohmann::ordered_json info_extra;
   info_extra["max_input_tokens_from"] = max_input.source;
   info_extra["chat_template_from"] = template_why;
-  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "longbench", args);
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "longbench");
   const auto& variants = claimed.variants;
 
   std::cerr << fmt::format("ripplekv longbench: {} | {} | max input {} tokens ({}) | {} | out {}{}\n", a.rt.model,
@@ -224,10 +250,9 @@ int run_longbench(const std::vector<std::string>& args) {
       std::cerr << fmt::format("{}: complete, skipped\n", name);
       continue;
     }
-    if (!model) model = load_model(a.rt.model, lo);
-    engine.stop_tokens = default_stop_tokens(model->config(), tok);
+    engine.stop_tokens = opened.stop_tokens();
     const LongBenchEngineTask task(d, tok, prompt_options);
-    run_task(*model, task, todo, engine);
+    run_task(opened.model(), task, todo, engine);
   }
 
   ScoreOptions score;

@@ -16,21 +16,6 @@
 namespace ripplekv::cli {
 namespace fs = std::filesystem;
 
-namespace {
-
-// A folder name for a --methods entry at a budget: "snapkv_b128", "snapkv+ripple@ratio=4_b128", "full".
-std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
-  std::string name;
-  for (char c : text) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '=' || c == '@' || c == '_';
-    name += ok ? c : (c == ':' ? '+' : '_');
-  }
-  if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
-  return name;
-}
-
-}  // namespace
-
 std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& option, int64_t lo, int64_t hi,
                                     const std::string& what, const std::string& example) {
   std::vector<int64_t> out;
@@ -102,7 +87,12 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
     if (!budgets_csv.empty()) throw UsageError("--budgets goes with --methods; for one method use --budget N");
     plan.push_back({"", to_spec(single), nullptr, {}});
   }
-  for (auto& p : plan) p.dir = grid ? out / variant_folder(p.text, p.spec) : out;
+  for (auto& p : plan) p.dir = grid ? out / eval::variant_folder(p.text, p.spec) : out;
+  check_distinct_folders(plan);
+  return plan;
+}
+
+void check_distinct_folders(const std::vector<PlannedVariant>& plan) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (plan[i].dir == plan[j].dir) {
@@ -111,36 +101,22 @@ std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::s
       }
     }
   }
-  return plan;
 }
 
-ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded) {
-  if (std::filesystem::is_directory(path)) {
-    return parse_hf_config_file((std::filesystem::path(path) / "config.json").string());
-  }
-  loaded = load_model(path, lo);
-  return loaded->config();
-}
-
-void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
-                    const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model) {
+void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model) {
   for (auto& p : plan) {
-    if (allocator_is_model_bound(p.spec.allocator)) {
-      // The profile must match these weights; without profile= it is measured (and cached) now.
-      if (!model) model = load_model(model_path, load);
-      p.spec = resolve_ripple_profile(p.spec, *model, tokenizer, model_path);
-    }
-    p.method = CompressionMethod::create(p.spec, config, model ? model->identity() : ModelIdentity{});
+    p.method = CompressionMethod::create(p.spec, model);
+    p.spec = p.method->spec();
   }
 }
 
 ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
-                                   const std::string& command, const std::vector<std::string>& args) {
-  std::string command_line = "ripplekv " + command;
-  for (const auto& arg : args) command_line += " " + arg;
+                                   const std::string& command) {
   ClaimedVariants out;
   for (const auto& p : plan) {
+    std::string command_line = "ripplekv " + command;
+    for (const auto& arg : p.command_args) command_line += " " + arg;
     out.locks.push_back(std::make_unique<eval::RunLock>(
         p.dir, shard.is_whole() ? ".ripplekv-lock" : fmt::format(".ripplekv-lock-shard-{}-of-{}", shard.index, shard.count),
         shard.is_whole() ? "this run folder" : fmt::format("shard {}/{} of this run folder", shard.index, shard.count)));

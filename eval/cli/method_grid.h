@@ -18,7 +18,7 @@
 #include "eval/engine/engine.h"
 #include "eval/run_lock.h"
 #include "eval/run_state.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -28,6 +28,7 @@ struct PlannedVariant {
   CompressionSpec spec;
   std::unique_ptr<CompressionMethod> method;  // made by the caller (ripple profiles need the model)
   std::filesystem::path dir;
+  std::vector<std::string> command_args;  // the command line this variant came from (recorded in config.json)
 };
 
 // "64,128,256" -> integers in [lo, hi], in the given order. An item that is not one throws
@@ -42,20 +43,18 @@ void add_method_grid_options(po::options_description& desc, std::string& methods
 // --decode: "batched" (true) or "sequential" (false); anything else throws UsageError.
 bool parse_decode_mode(const std::string& decode);
 
-// The model's config without loading its weights where the checkpoint allows (a Hugging Face
-// folder); a llama2.c file carries its config in the weights file, so it is loaded into `loaded`.
-ModelConfig peek_model_config(const std::string& path, const LoadOptions& lo, std::unique_ptr<LlamaModel>& loaded);
-
 // Throws UsageError for a grid mixed with single-method options, a method listed twice, a
 // budget that is not a positive integer, a grid method without budgets, --budgets without
 // --methods, or two variants sharing a folder.
 std::vector<PlannedVariant> plan_variants(const MethodArgs& single, const std::string& methods,
                                           const std::string& budgets, const std::filesystem::path& out);
+// Throws UsageError when two variants of `plan` write to one folder.
+void check_distinct_folders(const std::vector<PlannedVariant>& plan);
 
-// Makes each variant's method. A ripple allocator without profile= is profiled now (and the
-// profile cached), on `model`, which is loaded from `model_path` if it is not yet.
-void create_methods(std::vector<PlannedVariant>& plan, const ModelConfig& config, const Tokenizer& tokenizer,
-                    const std::string& model_path, const LoadOptions& load, std::unique_ptr<LlamaModel>& model);
+// Makes each variant's method with CompressionMethod::create(spec, model): a model-bound
+// allocator completes its spec from the model (ripple without profile= is profiled now and the
+// profile cached), and the variant's spec becomes the one the method used.
+void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model);
 
 struct ClaimedVariants {
   std::vector<std::unique_ptr<eval::RunLock>> locks;  // one writer per folder and shard, held for the run
@@ -63,9 +62,9 @@ struct ClaimedVariants {
 };
 // Locks each variant folder (per shard) and writes or checks its config.json: "run" is
 // `run_common` plus the method; "info" the method's description and notes, `info_extra`, and
-// the command line ("ripplekv <command> <args>").
+// the variant's command line ("ripplekv <command> <command_args>").
 ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
-                                   const std::string& command, const std::vector<std::string>& args);
+                                   const std::string& command);
 
 }  // namespace ripplekv::cli

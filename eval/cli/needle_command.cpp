@@ -18,7 +18,7 @@
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/generation/generate.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -61,6 +61,7 @@ int run_needle(const std::vector<std::string>& args) {
   const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
   const fs::path out(out_s);
   auto plan = plan_variants(method, methods, budgets, out);
+  for (auto& p : plan) p.command_args = args;
   const bool grid = !methods.empty();
   std::string essays;
   try {
@@ -69,17 +70,15 @@ int run_needle(const std::vector<std::string>& args) {
     throw UsageError(e.what());
   }
 
-  const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
-  std::unique_ptr<LlamaModel> model;
-  const ModelConfig mc = peek_model_config(rt.model, lo, model);
+  const OpenedModel opened(rt.model, rt.tokenizer, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const ModelConfig& mc = opened.config();
   const int64_t context = context_tokens > 0 ? context_tokens : mc.max_position_embeddings;
   for (auto len : lengths) {
     if (len > context) {
       throw UsageError(fmt::format("--lengths {}: longer than the model's context of {} tokens; use lengths up to {}", len, context, context));
     }
   }
-  const std::string tok_path = find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(mc.vocab_size));
-  const Tokenizer tok(tok_path);
+  const Tokenizer& tok = opened.tokenizer();
   std::string why;
   const ChatTemplate chat = chat_name == "auto" ? auto_chat_template(rt.model, &why) : chat_template_from_name(chat_name);
   std::vector<NeedleCell> cells;
@@ -89,11 +88,11 @@ int run_needle(const std::vector<std::string>& args) {
   const NeedleEngineTask task(cells, essays, tok, chat, max_new);
   for (std::size_t k = 0; k < task.size(); ++k) (void)task.prompt(k);  // every cell fits, before anything runs
 
-  create_methods(plan, mc, tok, rt.model, lo, model);
+  create_methods(plan, opened);
   nlohmann::ordered_json run_common;
   run_common["benchmark"] = "needle";
   run_common["model"] = fs::absolute(rt.model).lexically_normal().string();
-  run_common["tokenizer"] = fs::absolute(tok_path).lexically_normal().string();
+  run_common["tokenizer"] = fs::absolute(opened.tokenizer_path()).lexically_normal().string();
   run_common["dtype"] = rt.dtype;
   run_common["device"] = rt.device;
   run_common["tasks"] = nlohmann::ordered_json::array();
@@ -104,7 +103,7 @@ int run_needle(const std::vector<std::string>& args) {
   run_common["chat_template"] = std::string(chat_template_name(chat.kind));
   nlohmann::ordered_json info_extra;
   info_extra["metric"] = "ROUGE-1 recall x 100 of the needle's answer words";
-  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "needle", args);
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "needle");
   const auto& variants = claimed.variants;
   std::cerr << fmt::format("ripplekv needle: {} | {} | lengths {} x depths {} | out {}\n", rt.model,
                            grid ? fmt::format("{} variants, one prefill per cell", plan.size()) : plan.front().method->describe(),
@@ -116,12 +115,11 @@ int run_needle(const std::vector<std::string>& args) {
     if (!prediction_file_complete(prediction_path(v.out_dir, task.name(), Shard{}), ids)) todo.push_back(v);
   }
   if (!todo.empty()) {
-    if (!model) model = load_model(rt.model, lo);
     EngineOptions engine;
     engine.batch_decode = batch_decode;
     engine.shard = shard;
-    engine.stop_tokens = default_stop_tokens(model->config(), tok);
-    const auto st = run_task(*model, task, todo, engine);
+    engine.stop_tokens = opened.stop_tokens();
+    const auto st = run_task(opened.model(), task, todo, engine);
     std::cerr << fmt::format("needle: {} cells prefilled, {} predictions in {:.1f} s\n", st.samples, st.decodes, st.wall_seconds);
   }
   for (const auto& p : plan) {

@@ -3,12 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <memory>
+
 #include <iostream>
 
 #include "eval/cli/command.h"
+#include "eval/progress_bar.h"
 #include "core/ripple/profile_runner.h"
 #include "core/ripple/ripple_options.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 
 namespace ripplekv::cli {
 
@@ -65,19 +69,22 @@ int run_profile(const std::vector<std::string>& args) {
   req.model_path = rt.model;
   req.dtype = rt.dtype;
 
-  auto model = load_model(rt.model, {parse_dtype(rt.dtype), parse_device(rt.device)});
-  const int64_t context = model->config().max_position_embeddings;
+  const OpenedModel opened(rt.model, rt.tokenizer, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const int64_t context = opened.config().max_position_embeddings;
   if (context > 0 && req.max_tokens > context) {
     throw UsageError(fmt::format("--max-tokens {} exceeds the model's {}-token context", req.max_tokens, context));
   }
-  Tokenizer tok(find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(model->config().vocab_size)));
-  const bool tty = ::isatty(2) != 0;  // redraw one line on a terminal, plain lines in logs
-  auto profile = run_profile(*model, tok, req, [tty](int64_t done, int64_t total) {
-    if (tty) {
-      std::cerr << fmt::format("\r[profile] sample {}/{}", done, total) << (done == total ? "\n" : "") << std::flush;
-    } else {
-      std::cerr << fmt::format("[profile] sample {}/{}\n", done, total);
-    }
+  // A progress line with the time left (redrawn on a terminal, plain lines in logs).
+  std::unique_ptr<eval::ProgressBar> bar;
+  auto last = std::chrono::steady_clock::now();
+  auto profile = run_profile(opened.model(), opened.tokenizer(), req, [&](int64_t done, int64_t total) {
+    if (!bar) bar = std::make_unique<eval::ProgressBar>("profile samples", static_cast<std::size_t>(total), 0);
+    const auto now = std::chrono::steady_clock::now();
+    eval::ProgressBar::SampleStats stats;
+    stats.wall_seconds = std::chrono::duration<double>(now - last).count();
+    last = now;
+    bar->sample_done(stats);
+    if (done == total) bar->finish();
   });
   write_profile_json(profile, out);
   const auto csv = out.size() > 5 && out.substr(out.size() - 5) == ".json" ? out.substr(0, out.size() - 5) + ".csv"

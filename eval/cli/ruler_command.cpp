@@ -24,7 +24,7 @@
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/generation/generate.h"
-#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "models/tokenizer/tokenizer.h"
 
 namespace ripplekv::cli {
@@ -107,13 +107,12 @@ int run_ruler(const std::vector<std::string>& args) {
   const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
   const fs::path out(out_s);
   auto plan = plan_variants(method, methods, budgets, out);
+  for (auto& p : plan) p.command_args = args;
   const bool grid = !methods.empty();
 
-  const LoadOptions lo{parse_dtype(rt.dtype), parse_device(rt.device)};
-  std::unique_ptr<LlamaModel> model;
-  const ModelConfig mc = peek_model_config(rt.model, lo, model);
-  const std::string tok_path = find_tokenizer(rt.model, rt.tokenizer, static_cast<int>(mc.vocab_size));
-  const Tokenizer tok(tok_path);
+  const OpenedModel opened(rt.model, rt.tokenizer, {parse_dtype(rt.dtype), parse_device(rt.device)});
+  const ModelConfig& mc = opened.config();
+  const Tokenizer& tok = opened.tokenizer();
   std::string template_why;
   const ChatTemplate chat = chat_name == "auto" ? auto_chat_template(rt.model, &template_why) : chat_template_from_name(chat_name);
   if (template_why.empty()) template_why = fmt::format("chat template: {} (--chat-template)", chat_template_name(chat.kind));
@@ -168,12 +167,12 @@ int run_ruler(const std::vector<std::string>& args) {
   }
   const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_data).count();
 
-  create_methods(plan, mc, tok, rt.model, lo, model);
+  create_methods(plan, opened);
 
   nlohmann::ordered_json run_common;
   run_common["benchmark"] = "ruler";
   run_common["model"] = absolute(rt.model);
-  run_common["tokenizer"] = absolute(tok_path);
+  run_common["tokenizer"] = absolute(opened.tokenizer_path());
   run_common["dtype"] = rt.dtype;
   run_common["device"] = rt.device;
   run_common["tasks"] = nlohmann::ordered_json::array();
@@ -187,7 +186,7 @@ int run_ruler(const std::vector<std::string>& args) {
   nlohmann::ordered_json info_extra;
   info_extra["chat_template_from"] = template_why;
   info_extra["template_tokens"] = template_tokens;
-  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler", args);
+  const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler");
   std::cerr << fmt::format("ripplekv ruler: {} | {} | {} tasks x lengths {} x {} samples | {} | out {}{}\n", rt.model,
                            grid ? fmt::format("{} variants, one prefill per sample", plan.size()) : plan.front().method->describe(),
                            tasks.size(), lengths_csv, samples, template_why, out.string(),
@@ -213,10 +212,9 @@ int run_ruler(const std::vector<std::string>& args) {
         todo.push_back({p.method->describe(), dir, p.method.get()});
       }
       if (todo.empty()) continue;
-      if (!model) model = load_model(rt.model, lo);
-      engine.stop_tokens = default_stop_tokens(model->config(), tok);
+      engine.stop_tokens = opened.stop_tokens();
       const RulerEngineTask task(*t, data.at({len, t->name}), tok, chat);
-      run_seconds += run_task(*model, task, todo, engine).wall_seconds;
+      run_seconds += run_task(opened.model(), task, todo, engine).wall_seconds;
     }
   }
 

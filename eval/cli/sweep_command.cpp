@@ -1,7 +1,8 @@
 // `ripplekv sweep --config SWEEP.ini`: expands a sweep file's grid (eval/experiments/sweep_grid.h)
 // into runs, skips the complete ones, and makes the others in this process by calling the
 // `longbench` and `fidelity` commands with each run's arguments, each into its own folder
-// <out>/<kind>/<name>-<hash> beside a sweep_run.json. `--shard i/n` makes only every n-th run,
+// <out>/<kind>/<name>-<hash> beside a sweep_run.json. Runs that differ only in method and
+// budget are made by one call (eval/cli/run_groups.h): each sample is prefilled once for all. `--shard i/n` makes only every n-th run,
 // so that n machines (or an array job) split a grid; a rerun after a kill redoes what is
 // missing (the longbench runner resumes within a run, sample by sample).
 #include <fmt/format.h>
@@ -14,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "eval/cli/command.h"
+#include "eval/cli/run_groups.h"
 #include "eval/run_lock.h"
 #include "core/compress/method_presets.h"
 #include "core/compress/policy_catalog.h"
@@ -24,9 +27,6 @@
 #include "eval/experiments/sweep_grid.h"
 
 namespace ripplekv::cli {
-
-int run_longbench(const std::vector<std::string>& args);
-int run_fidelity_command(const std::vector<std::string>& args);
 
 namespace {
 
@@ -49,9 +49,9 @@ ResolvedMethod resolve_method(const std::string& name) {
   return {spec.selector, spec.allocator, spec.options};
 }
 
-int run_kind(const std::string& kind, const std::vector<std::string>& args) {
-  if (kind == "longbench") return run_longbench(args);
-  if (kind == "fidelity") return run_fidelity_command(args);
+int run_group(const std::string& kind, const std::vector<std::vector<std::string>>& runs) {
+  if (kind == "longbench") return run_longbench_group(runs);
+  if (kind == "fidelity") return run_fidelity_group(runs);
   throw std::logic_error("sweep: no command for kind " + kind);
 }
 
@@ -66,7 +66,7 @@ void write_json_atomically(const fs::path& path, const nlohmann::ordered_json& j
   fs::rename(tmp, path);
 }
 
-// A ripple method without profile= is profiled by the command it runs in (resolve_ripple_profile),
+// A ripple method without profile= is profiled by the command it runs in (its registry prepare step),
 // cached under <out>/profiles: one profile per model and calibration setting, shared by every
 // run of the sweep that asks for it.
 ResolvedMethod with_profile_cache(ResolvedMethod m, const fs::path& root) {
@@ -194,17 +194,37 @@ int run_sweep(const std::vector<std::string>& args) {
     return 0;
   }
 
-  std::size_t ran = 0;
+  // Runs that share every setting but their method and budget make one group: one call, in
+  // which each sample (or text) is prefilled once for all of them (eval/cli/run_groups.h).
+  std::vector<std::vector<const SweepRun*>> groups;
+  std::map<std::string, std::size_t> group_of;
   for (const auto* r : pending) {
-    const fs::path dir = root / r->folder();
-    const auto method = with_profile_cache(r->resolved, root);
-    const auto arguments = run_arguments(*r, method, dir.string());
-    fs::create_directories(dir);
-    claim_sweep_run_dir(dir, sweep_run_record(spec, *r, arguments));
-    std::cerr << fmt::format("[{}/{}] {}: running ({})\n", r->index + 1, runs.size(), r->folder(), r->describe());
-    const std::string context = fmt::format("sweep run {} ({})", r->folder(), r->describe());
+    const std::string key = r->kind + "\n" + nlohmann::json(r->options).dump();
+    const auto [it, fresh] = group_of.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(r);
+  }
+  std::size_t ran = 0;
+  for (const auto& group : groups) {
+    std::vector<std::vector<std::string>> arguments;
+    std::vector<std::string> names;
+    for (const auto* r : group) {
+      const fs::path dir = root / r->folder();
+      arguments.push_back(run_arguments(*r, with_profile_cache(r->resolved, root), dir.string()));
+      fs::create_directories(dir);
+      claim_sweep_run_dir(dir, sweep_run_record(spec, *r, arguments.back()));
+      std::cerr << fmt::format("[{}/{}] {}: running ({})\n", r->index + 1, runs.size(), r->folder(), r->describe());
+      names.push_back(r->folder());
+    }
+    if (group.size() > 1) {
+      std::cerr << fmt::format("  these {} runs share their settings: one {} call, one prefill per sample for all\n",
+                               group.size(), group.front()->kind);
+    }
+    const std::string context =
+        group.size() == 1 ? fmt::format("sweep run {} ({})", group.front()->folder(), group.front()->describe())
+                          : fmt::format("sweep runs {}", fmt::join(names, ", "));
     try {
-      run_kind(r->kind, arguments);
+      run_group(group.front()->kind, arguments);
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("{}: {}", context, e.what()));
     } catch (const std::invalid_argument& e) {
@@ -212,11 +232,14 @@ int run_sweep(const std::vector<std::string>& args) {
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}: {}", context, e.what()));
     }
-    const auto status = find_run_kind(r->kind).status(dir);
-    if (!status.complete) {
-      throw std::runtime_error(fmt::format("{}: ended without complete results ({})", context, status.why));
+    for (const auto* r : group) {
+      const auto status = find_run_kind(r->kind).status(root / r->folder());
+      if (!status.complete) {
+        throw std::runtime_error(fmt::format("sweep run {} ({}): ended without complete results ({})", r->folder(),
+                                             r->describe(), status.why));
+      }
+      ++ran;
     }
-    ++ran;
   }
   std::cerr << fmt::format("sweep done: {} ran, {} were complete; results under {} (tables: ripplekv table --runs {} "
                            "--out {}/tables)\n",

@@ -61,7 +61,7 @@ int run_tokenize(const std::vector<std::string>& args) {
     } else {
       throw std::invalid_argument(fmt::format("{}:{}: no string field \"{}\" (choose it with --field)", input, number, field));
     }
-    std::vector<int> ids;
+    TokenIds ids;
     try {
       ids = tok.encode(text, add_bos);
     } catch (const std::invalid_argument& e) {

@@ -1,9 +1,12 @@
 #include "eval/engine/engine.h"
 
+#include "core/ripple/kl_divergence.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <set>
@@ -31,9 +34,71 @@ std::string prompt_record(const std::string& id, const TaskPrompt& p) {
   j["prompt"] = p.text;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+// A forced continuation: the full cache's next-token distributions along it, then each
+// variant's (its own copy of the full cache, compressed), compared position by position.
+void compare_forced(const CausalLM& model, const Task& task, std::size_t k, const at::Tensor& logits,
+                    const TokenIds& forced, KVCache& full, std::vector<std::unique_ptr<CompressionSession>>& sessions,
+                    const std::vector<std::size_t>& pending, const std::vector<EngineVariant>& variants,
+                    std::vector<std::unique_ptr<PredictionFile>>& files, const EngineOptions& options,
+                    EngineTaskStats& stats, ProgressBar::SampleStats& sample_stats) {
+  const auto& id = task.sample_id(k);
+  const auto n = full.length(0);
+  auto td = std::chrono::steady_clock::now();
+  KVCache reference = full.clone();
+  const at::Tensor full_logits = forced_logits(model, logits, forced, reference);
+  reference.clear();
+  if (!at::isfinite(full_logits).all().item<bool>()) {
+    throw std::runtime_error(fmt::format("{}: sample {}: the model produced NaN or Inf logits with the full cache (KL "
+                                         "would be meaningless); check the weights and --dtype",
+                                         task.name(), id));
+  }
+  const auto full_top = full_logits.argmax(-1);
+  double seconds = seconds_since(td);
+  for (std::size_t j = 0; j < pending.size(); ++j) {
+    const std::size_t i = pending[j];
+    KVCache cache = j + 1 == pending.size() ? std::move(full) : full.clone();
+    const auto tc = std::chrono::steady_clock::now();
+    const CompressionReport report = sessions[j]->finish(cache);
+    stats.compress_seconds += seconds_since(tc);
+    td = std::chrono::steady_clock::now();
+    const at::Tensor variant_logits = forced_logits(model, logits, forced, cache);
+    cache.clear();
+    const auto kl = kl_divergence(full_logits, variant_logits, KlDirection::Forward).to(at::kDouble).contiguous().cpu();
+    ForcedComparison c;
+    c.kl.assign(kl.data_ptr<double>(), kl.data_ptr<double>() + kl.numel());
+    c.top1_agree = (variant_logits.argmax(-1) == full_top).sum().item<int64_t>();
+    c.kv_fraction = report.full_bytes ? static_cast<double>(report.kept_bytes) / static_cast<double>(report.full_bytes) : 1.0;
+    c.compressed = report.compressed;
+    seconds += seconds_since(td);
+    append_kept_tokens(variants[i].out_dir, task.name(), options.shard, id, n, report.compressed, report.kept);
+    files[i]->append_line(id, task.forced_record(k, c));
+    ++stats.decodes;
+  }
+  stats.decode_seconds += seconds;
+  sample_stats.generated_tokens += static_cast<int64_t>(pending.size() * (forced.size() - 1));
+  sample_stats.decode_seconds += seconds;
+}
+
 }  // namespace
 
-EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::vector<EngineVariant>& variants,
+std::string variant_folder(const std::string& text, const CompressionSpec& spec) {
+  std::string name;
+  for (char c : text) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '=' || c == '@' || c == '_';
+    name += ok ? c : (c == ':' ? '+' : '_');
+  }
+  // A file name holds at most 255 bytes: a long method text (a sweep's calibration paths) is
+  // cut and told apart by a hash of the whole text.
+  if (name.size() > 180) {
+    uint64_t h = 14695981039346656037ULL;
+    for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+    name = fmt::format("{}-{:016x}", name.substr(0, 160), h);
+  }
+  if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
+  return name;
+}
+
+EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vector<EngineVariant>& variants,
                          const EngineOptions& options) {
   EngineTaskStats stats;
   const auto t_start = std::chrono::steady_clock::now();
@@ -48,11 +113,13 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
   }
   std::vector<std::unique_ptr<PredictionFile>> files;
   for (const auto& v : variants) {
-    files.push_back(std::make_unique<PredictionFile>(prediction_path(v.out_dir, task.name(), options.shard)));
+    files.push_back(
+        std::make_unique<PredictionFile>(prediction_path(v.out_dir, task.name(), options.shard), WarningSink{}, task.record_key()));
   }
   std::unique_ptr<PredictionFile> prompts;
   if (!options.prompts_dir.empty()) {
-    prompts = std::make_unique<PredictionFile>(prediction_path(options.prompts_dir, task.name(), options.shard));
+    prompts = std::make_unique<PredictionFile>(prediction_path(options.prompts_dir, task.name(), options.shard),
+                                               WarningSink{}, "prompt");
   }
   std::size_t mine = 0, done = 0;
   for (std::size_t k = 0; k < task.size(); ++k) {
@@ -88,13 +155,15 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
     go.max_new_tokens = decoding.max_new_tokens;
     go.min_new_tokens = decoding.min_new_tokens;
     go.stop_tokens = options.stop_tokens;
-    for (int t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
+    go.stop_tokens.insert(go.stop_tokens.end(), decoding.extra_stop_tokens.begin(), decoding.extra_stop_tokens.end());
     if (go.max_new_tokens < 0) throw std::logic_error("engine: a task asked for a negative generation length");
-    if (options.context_tokens > 0 && static_cast<int64_t>(prompt.ids.size()) + go.max_new_tokens > options.context_tokens) {
+    const bool forced = !decoding.forced.empty();
+    const int64_t after_prompt = forced ? static_cast<int64_t>(decoding.forced.size()) : go.max_new_tokens;
+    if (options.context_tokens > 0 && static_cast<int64_t>(prompt.ids.size()) + after_prompt > options.context_tokens) {
       throw std::runtime_error(fmt::format(
-          "{}: sample {} needs {} prompt + {} generated tokens, more than the model's {}-token context; make its "
+          "{}: sample {} needs {} prompt + {} {} tokens, more than the model's {}-token context; make its "
           "prompts for this model (shorter lengths, or regenerate the data)",
-          task.name(), id, prompt.ids.size(), go.max_new_tokens, options.context_tokens));
+          task.name(), id, prompt.ids.size(), after_prompt, forced ? "forced" : "generated", options.context_tokens));
     }
 
     // One prefill, observed by every pending variant's session.
@@ -107,10 +176,9 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
       sessions[j] = variants[pending[j]].method->begin(hooks, n, &share);
     }
     KVCache full(model.num_layers());
-    full.set_headroom(go.max_new_tokens);
-    const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
+    full.set_headroom(after_prompt);
     auto tp = std::chrono::steady_clock::now();
-    const auto tokens = at::tensor(ids, at::kLong).view({1, n}).to(model.device());
+    const auto tokens = at::tensor(prompt.ids, at::kLong).view({1, n}).to(model.device());
     const at::Tensor logits = model.prefill(tokens, full, &hooks);
     (void)logits.cpu();  // include the device's queued work in the timing
     const double prefill_seconds = seconds_since(tp);
@@ -120,6 +188,13 @@ EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::v
     ProgressBar::SampleStats sample_stats;
     sample_stats.prompt_tokens = n;
     sample_stats.prefill_seconds = prefill_seconds;
+    if (forced) {
+      compare_forced(model, task, k, logits, decoding.forced, full, sessions, pending, variants, files, options, stats,
+                     sample_stats);
+      sample_stats.wall_seconds = seconds_since(t0);
+      if (bar) bar->sample_done(sample_stats);
+      continue;
+    }
     // Each variant compresses its own copy of the full cache (the last one takes it).
     std::vector<KVCache> caches;
     std::vector<CompressionReport> reports;

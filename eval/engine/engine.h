@@ -22,7 +22,7 @@
 #include "core/compress/compression.h"
 #include "eval/engine/task.h"
 #include "eval/run_state.h"
-#include "models/llama/llama_model.h"
+#include "models/model/causal_lm.h"
 
 namespace ripplekv::eval {
 
@@ -35,7 +35,7 @@ struct EngineVariant {
 struct EngineOptions {
   Shard shard;
   // The model's end-of-sequence tokens (and its tokenizer's); each task adds its own.
-  std::vector<int64_t> stop_tokens;
+  TokenIds stop_tokens;
   // Non-empty: each sample's prompt text and token counts go to <prompts_dir>/<task>.jsonl.
   std::filesystem::path prompts_dir;
   bool progress = true;  // a progress line with an ETA on stderr
@@ -57,9 +57,14 @@ struct EngineTaskStats {
   double wall_seconds = 0;
 };
 
+// A variant's folder name for a method text at a budget: "snapkv_b128",
+// "snapkv+ripple@ratio=4_b128", "full" (budgets do not apply to the full cache). A text of
+// more than 180 characters is cut to 160 and followed by a hash of the whole text.
+std::string variant_folder(const std::string& method_text, const CompressionSpec& spec);
+
 // Runs the samples of `task` that `options.shard` owns for every variant whose predictions
 // file lacks them. Throws std::invalid_argument when two variants share a folder.
-EngineTaskStats run_task(const LlamaModel& model, const Task& task, const std::vector<EngineVariant>& variants,
+EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vector<EngineVariant>& variants,
                          const EngineOptions& options);
 
 }  // namespace ripplekv::eval

@@ -82,7 +82,7 @@ TaskPrompt NeedleEngineTask::prompt(std::size_t k) const {
                                             "more essays with --haystack or shorter --lengths",
                                             cell.length, room, haystack_.size()));
   }
-  std::vector<int> context(haystack_.begin(), haystack_.begin() + room);
+  TokenIds context(haystack_.begin(), haystack_.begin() + room);
   auto at = static_cast<std::size_t>(cell.depth >= 100 ? context.size() : context.size() * static_cast<std::size_t>(cell.depth) / 100);
   if (cell.depth < 100) {
     // Back to the end of a sentence, so the needle does not split one.
@@ -92,7 +92,7 @@ TaskPrompt NeedleEngineTask::prompt(std::size_t k) const {
       --at;
     }
   }
-  std::vector<int> with(context.begin(), context.begin() + static_cast<std::ptrdiff_t>(at));
+  TokenIds with(context.begin(), context.begin() + static_cast<std::ptrdiff_t>(at));
   with.insert(with.end(), needle.begin(), needle.end());
   with.insert(with.end(), context.begin() + static_cast<std::ptrdiff_t>(at), context.end());
   TaskPrompt p;
@@ -105,7 +105,7 @@ TaskPrompt NeedleEngineTask::prompt(std::size_t k) const {
   return p;
 }
 
-std::string NeedleEngineTask::prediction(const std::vector<int64_t>& generated, int64_t) const {
+std::string NeedleEngineTask::prediction(const TokenIds& generated, TokenId) const {
   return decode_prediction(tokenizer_, generated, -1);
 }
 

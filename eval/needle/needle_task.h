@@ -53,7 +53,7 @@ class NeedleEngineTask final : public Task {
   const std::string& sample_id(std::size_t k) const override { return ids_.at(k); }
   TaskPrompt prompt(std::size_t k) const override;
   TaskDecoding decoding(std::size_t) const override { return {max_new_, {}, 0}; }
-  std::string prediction(const std::vector<int64_t>& generated, int64_t stop_token) const override;
+  std::string prediction(const TokenIds& generated, TokenId stop_token) const override;
   std::string record(std::size_t k, const std::string& prediction) const override;
   const std::vector<NeedleCell>& cells() const { return cells_; }
 
@@ -61,8 +61,8 @@ class NeedleEngineTask final : public Task {
   std::string name_ = "needle";
   std::vector<NeedleCell> cells_;
   std::vector<std::string> ids_;
-  std::vector<int> haystack_;  // the essays' tokens
-  std::vector<int> needle_;    // kNeedle's tokens
+  TokenIds haystack_;  // the essays' tokens
+  TokenIds needle_;    // kNeedle's tokens
   int64_t overhead_ = 0;       // the chat template and question around an empty haystack
   const Tokenizer& tokenizer_;
   ChatTemplate chat_;

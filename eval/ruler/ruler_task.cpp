@@ -6,7 +6,7 @@
 
 namespace ripplekv::eval {
 
-std::vector<int> ruler_prompt_ids(const Tokenizer& tokenizer, const ChatTemplate& chat, const std::string& input,
+TokenIds ruler_prompt_ids(const Tokenizer& tokenizer, const ChatTemplate& chat, const std::string& input,
                                   const std::string& answer_prefix) {
   auto segments = render_chat(chat, input);
   // The prefix continues the last text, tokenized with it (as a string template would be).
@@ -33,7 +33,7 @@ TaskPrompt RulerEngineTask::prompt(std::size_t k) const {
   return p;
 }
 
-std::string RulerEngineTask::prediction(const std::vector<int64_t>& generated, int64_t stop_token) const {
+std::string RulerEngineTask::prediction(const TokenIds& generated, TokenId stop_token) const {
   (void)stop_token;  // RULER's predictions end before the end-of-sequence token
   return decode_prediction(tokenizer_, generated, -1);
 }

@@ -18,7 +18,7 @@
 namespace ripplekv::eval {
 
 // The prompt ids of `input` + `answer_prefix` in `chat` (the prefix continues the assistant turn).
-std::vector<int> ruler_prompt_ids(const Tokenizer& tokenizer, const ChatTemplate& chat, const std::string& input,
+TokenIds ruler_prompt_ids(const Tokenizer& tokenizer, const ChatTemplate& chat, const std::string& input,
                                   const std::string& answer_prefix);
 
 class RulerEngineTask final : public Task {
@@ -31,7 +31,7 @@ class RulerEngineTask final : public Task {
   const std::string& sample_id(std::size_t k) const override { return ids_.at(k); }
   TaskPrompt prompt(std::size_t k) const override;
   TaskDecoding decoding(std::size_t) const override { return {task_.tokens_to_generate, {}, 0}; }
-  std::string prediction(const std::vector<int64_t>& generated, int64_t stop_token) const override;
+  std::string prediction(const TokenIds& generated, TokenId stop_token) const override;
   std::string record(std::size_t k, const std::string& prediction) const override;
 
  private:

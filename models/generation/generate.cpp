@@ -20,7 +20,7 @@ void check_options(const GenerateOptions& options) {
 }
 }  // namespace
 
-std::vector<int64_t> default_stop_tokens(const ModelConfig& config, const Tokenizer& tokenizer) {
+TokenIds default_stop_tokens(const ModelConfig& config, const Tokenizer& tokenizer) {
   std::vector<int64_t> stops = config.eos_token_ids;
   if (config.model_type == "llama2c") stops.push_back(tokenizer.bos_id());  // run.c stops on BOS
   if (tokenizer.eos_id() >= 0) stops.push_back(tokenizer.eos_id());
@@ -31,7 +31,7 @@ namespace {
 // Greedy decoding of every row of `cache` (rows of one prompt) from the prompt's last
 // logits, one decode step for all unfinished rows at a time; a row that finishes (stop token
 // or length) leaves the batch. One host read per step (the chosen tokens).
-std::vector<GenerateResult> decode_rows(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+std::vector<GenerateResult> decode_rows(const CausalLM& model, const at::Tensor& prefill_logits, KVCache& cache,
                                         const GenerateOptions& options, const HookRegistry* hooks) {
   check_options(options);
   const int64_t rows = std::max<int64_t>(cache.batch_size(), 1);
@@ -98,27 +98,32 @@ std::vector<GenerateResult> decode_rows(const LlamaModel& model, const at::Tenso
 }
 }  // namespace
 
-GenerateResult greedy_continue(const LlamaModel& model, const at::Tensor& prefill_logits, KVCache& cache,
+GenerateResult greedy_continue(const CausalLM& model, const at::Tensor& prefill_logits, KVCache& cache,
                                const GenerateOptions& options, const HookRegistry* hooks) {
   if (cache.batch_size() > 1) throw std::invalid_argument("greedy_continue: the cache holds several sequences");
   return decode_rows(model, prefill_logits, cache, options, hooks).front();
 }
 
-DecodeCostModel decode_cost_model(const LlamaModel& model) {
-  DecodeCostModel cost;
-  const auto& w = model.weights();
-  double bytes = static_cast<double>(w.lm_head.nbytes() + w.final_norm.nbytes());
-  for (const auto& l : w.layers) {
-    for (const auto* t : {&l.w_qkv, &l.b_qkv, &l.wo, &l.w_gate_up, &l.w_down, &l.attn_norm, &l.ffn_norm}) {
-      if (t->defined()) bytes += static_cast<double>(t->nbytes());
-    }
+at::Tensor forced_logits(const CausalLM& model, const at::Tensor& prefill_logits, const TokenIds& forced,
+                         KVCache& cache) {
+  if (forced.empty()) throw std::invalid_argument("forced_logits: no forced tokens");
+  const at::Tensor first = prefill_logits.reshape({-1});
+  std::vector<at::Tensor> rows;
+  for (std::size_t i = 0; i + 1 < forced.size(); ++i) {
+    const auto tok = at::tensor(std::vector<int64_t>{forced[i]}, at::kLong).view({1, 1}).to(model.device());
+    rows.push_back(model.decode(tok, cache, nullptr)[0][0]);
   }
-  cost.weight_bytes = bytes;
-  cost.slot_bytes = 2.0 * static_cast<double>(model.config().head_dim) * static_cast<double>(w.embed.element_size());
+  return rows.empty() ? first.unsqueeze(0) : at::cat({first.unsqueeze(0), at::stack(rows)});
+}
+
+DecodeCostModel decode_cost_model(const CausalLM& model) {
+  DecodeCostModel cost;
+  cost.weight_bytes = model.decode_weight_bytes();
+  cost.slot_bytes = 2.0 * static_cast<double>(model.config().head_dim) * static_cast<double>(c10::elementSize(model.dtype()));
   return cost;
 }
 
-std::vector<GenerateResult> greedy_continue_batch(const LlamaModel& model, const at::Tensor& prefill_logits,
+std::vector<GenerateResult> greedy_continue_batch(const CausalLM& model, const at::Tensor& prefill_logits,
                                                   std::vector<KVCache>& caches, const GenerateOptions& options,
                                                   const DecodeCostModel& cost) {
   std::vector<std::vector<int64_t>> slots;
@@ -147,9 +152,9 @@ std::vector<GenerateResult> greedy_continue_batch(const LlamaModel& model, const
   return results;
 }
 
-GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_t>& prompt, KVCache& cache,
-                               const GenerateOptions& options, const HookRegistry* hooks,
-                               const std::function<void(KVCache&)>& after_prefill) {
+GenerateResult greedy_generate(const CausalLM& model, const TokenIds& prompt, KVCache& cache,
+                               const GenerateOptions& options, GenerationSession* session) {
+  const HookRegistry* hooks = session != nullptr ? session->hooks() : nullptr;
   if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
   check_options(options);
   cache.set_headroom(options.max_new_tokens);
@@ -160,9 +165,9 @@ GenerateResult greedy_generate(const LlamaModel& model, const std::vector<int64_
   sync(logits);
   const double prefill_seconds = now_seconds() - t0;
   double compress_seconds = 0;
-  if (after_prefill) {
+  if (session != nullptr) {
     t0 = now_seconds();
-    after_prefill(cache);
+    session->after_prefill(cache);
     if (cache.length(0) > 0) sync(cache.keys(0));
     compress_seconds = now_seconds() - t0;
   }

@@ -51,6 +51,16 @@ ModelIdentity LlamaModel::identity() const {
   return id;
 }
 
+double LlamaModel::decode_weight_bytes() const {
+  double bytes = static_cast<double>(weights_.lm_head.nbytes() + weights_.final_norm.nbytes());
+  for (const auto& l : weights_.layers) {
+    for (const auto* t : {&l.w_qkv, &l.b_qkv, &l.wo, &l.w_gate_up, &l.w_down, &l.attn_norm, &l.ffn_norm}) {
+      if (t->defined()) bytes += static_cast<double>(t->nbytes());
+    }
+  }
+  return bytes;
+}
+
 std::string LlamaModel::legacy_fingerprint() const {
   // Cheap but sensitive: sums and abs-sums of the embedding, the last layer and the head.
   const auto& last = weights_.layers.back();

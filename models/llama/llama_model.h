@@ -8,10 +8,7 @@
 
 #include <vector>
 
-#include "models/cache/kv_cache.h"
-#include "models/hooks/hooks.h"
-#include "models/config/model_config.h"
-#include "models/config/model_identity.h"
+#include "models/model/causal_lm.h"
 
 namespace ripplekv {
 
@@ -33,42 +30,32 @@ struct ModelWeights {
   at::Tensor lm_head;     // [vocab, hidden] (the embedding itself when tied)
 };
 
-enum class LogitsFor { LastToken, AllTokens };
-
-class LlamaModel {
+class LlamaModel final : public CausalLM {
  public:
   // Weights must already be on their device and in their compute dtype. `checkpoint_fingerprint`
   // identifies the stored checkpoint (models/loaders/checkpoint_fingerprint.h); empty for
   // weights that were never stored (then fingerprint() is the legacy one).
   LlamaModel(ModelConfig config, ModelWeights weights, std::string checkpoint_fingerprint = "");
 
-  const ModelConfig& config() const { return config_; }
-  int64_t num_layers() const { return config_.num_layers; }
-  at::Device device() const { return weights_.embed.device(); }
-  at::ScalarType dtype() const { return weights_.embed.scalar_type(); }
+  const ModelConfig& config() const override { return config_; }
+  at::Device device() const override { return weights_.embed.device(); }
+  at::ScalarType dtype() const override { return weights_.embed.scalar_type(); }
   const ModelWeights& weights() const { return weights_; }
-  // The checkpoint's identity, the same at every dtype and device, to tie profiles to weights.
-  std::string fingerprint() const;
+  std::string fingerprint() const override;
   // The fingerprint older ripplekv versions wrote into profiles: sums of a few tensors in the
   // run's dtype (so it differs between dtypes of one checkpoint). Kept to accept old profiles.
   std::string legacy_fingerprint() const;
-  // Fingerprints, dtype and device, for policies that check files against the model.
-  ModelIdentity identity() const;
+  ModelIdentity identity() const override;
+  double decode_weight_bytes() const override;
 
-  // Runs the prompt tokens [B, T] after whatever the cache holds; returns logits [B, 1, V]
-  // (LastToken) or [B, T, V] in float32.
   at::Tensor prefill(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks = nullptr,
-                     LogitsFor which = LogitsFor::LastToken) const;
-  // One new token per sequence [B, 1]; returns logits [B, 1, V] in float32.
-  at::Tensor decode(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks = nullptr) const;
+                     LogitsFor which = LogitsFor::LastToken) const override;
+  at::Tensor decode(const at::Tensor& tokens, KVCache& cache, const HookRegistry* hooks = nullptr) const override;
 
-  // Building blocks, for callers that re-run part of the network (e.g. the sensitivity
-  // profiler recomputing layers l..L-1 from stored hidden states).
-  at::Tensor embed(const at::Tensor& tokens) const;
-  // Runs layers [first, last) on hidden [B, T, hidden] whose tokens start at `start_pos`.
+  at::Tensor embed(const at::Tensor& tokens) const override;
   at::Tensor run_layers(at::Tensor hidden, int64_t start_pos, int64_t first, int64_t last, KVCache& cache,
-                        const HookRegistry* hooks, Phase phase) const;
-  at::Tensor logits(const at::Tensor& hidden, const HookRegistry* hooks, Phase phase, LogitsFor which) const;
+                        const HookRegistry* hooks, Phase phase) const override;
+  at::Tensor logits(const at::Tensor& hidden, const HookRegistry* hooks, Phase phase, LogitsFor which) const override;
 
  private:
   at::Tensor layer_forward(int64_t l, const at::Tensor& hidden, int64_t start_pos, const at::Tensor& positions,

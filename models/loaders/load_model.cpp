@@ -42,7 +42,7 @@ at::Device parse_device(const std::string& name) {
   throw std::invalid_argument(fmt::format("--device {}: unknown device (use cpu, cuda or cuda:N)", name));
 }
 
-std::unique_ptr<LlamaModel> load_model(const std::string& path, const LoadOptions& options) {
+std::unique_ptr<CausalLM> load_model(const std::string& path, const LoadOptions& options) {
   if (!fs::exists(path)) {
     throw std::invalid_argument(fmt::format("{}: model path does not exist (give a HF checkpoint directory or a "
                                             "llama2.c .bin file)", path));
@@ -126,13 +126,18 @@ class TensorTaker {
 
 }  // namespace
 
-std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const LoadOptions& options) {
+ModelConfig read_hf_model_config(const std::string& model_dir) {
   const auto config_path = (fs::path(model_dir) / "config.json").string();
   if (!fs::exists(config_path)) {
     throw std::invalid_argument(fmt::format("{}: no config.json in the model directory", model_dir));
   }
   ModelConfig c = parse_hf_config_file(config_path);
   add_generation_config_eos(c, (fs::path(model_dir) / "generation_config.json").string());
+  return c;
+}
+
+std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const LoadOptions& options) {
+  ModelConfig c = read_hf_model_config(model_dir);
   SafetensorsCheckpoint ckpt(model_dir);
   TensorTaker t(ckpt, model_dir, options);
   const int64_t h = c.hidden_size, qd = c.num_heads * c.head_dim, kvd = c.num_kv_heads * c.head_dim;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/llama/llama_model.h"
+#include "models/model/causal_lm.h"
 
 namespace ripplekv {
 
@@ -16,8 +17,13 @@ struct LoadOptions {
   at::Device device = at::kCPU;
 };
 
-// Dispatches on the path: a directory is a HF checkpoint, a file a llama2.c checkpoint.
-std::unique_ptr<LlamaModel> load_model(const std::string& path, const LoadOptions& options);
+// Dispatches on the path: a directory is a HF checkpoint, a file a llama2.c checkpoint. Callers
+// above models/ see the model only through CausalLM.
+std::unique_ptr<CausalLM> load_model(const std::string& path, const LoadOptions& options);
+
+// A Hugging Face folder's config as load_hf_model reads it: config.json, plus the end-of-sequence
+// ids of generation_config.json when there is one. Loads no weights.
+ModelConfig read_hf_model_config(const std::string& model_dir);
 
 // Strict: every expected tensor present with its exact shape, nothing unexpected (apart from
 // RoPE caches some old checkpoints store, and lm_head.weight in tied checkpoints).

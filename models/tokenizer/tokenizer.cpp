@@ -2,6 +2,7 @@
 
 #include "models/tokenizer/bpe_tokenizer.h"
 
+#include <limits>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -123,11 +124,14 @@ Tokenizer::~Tokenizer() {
   if (handle_) api_->free(handle_);
 }
 
-std::vector<int> Tokenizer::encode(const std::string& text, bool add_bos) const {
+TokenIds Tokenizer::encode(const std::string& text, bool add_bos) const {
   if (bpe_) {
-    auto ids = bpe_->encode(text);
-    if (add_bos && bpe_->add_bos()) ids.insert(ids.begin(), bpe_->bos_id());
-    return ids;
+    const auto ids = bpe_->encode(text);
+    TokenIds out;
+    out.reserve(ids.size() + 1);
+    if (add_bos && bpe_->add_bos()) out.push_back(bpe_->bos_id());
+    out.insert(out.end(), ids.begin(), ids.end());
+    return out;
   }
   std::vector<int> ids(text.size() + 16);
   char err[512] = {0};
@@ -138,16 +142,21 @@ std::vector<int> Tokenizer::encode(const std::string& text, bool add_bos) const 
     n = api_->encode(handle_, text.data(), text.size(), ids.data(), ids.size(), err, sizeof(err));
   }
   ids.resize(static_cast<size_t>(n));
-  if (add_bos && bos_id() >= 0) ids.insert(ids.begin(), bos_id());
-  return ids;
+  TokenIds out;
+  out.reserve(ids.size() + 1);
+  if (add_bos && bos_id() >= 0) out.push_back(bos_id());
+  out.insert(out.end(), ids.begin(), ids.end());
+  return out;
 }
 
-std::string Tokenizer::decode(const std::vector<int>& ids) const {
-  if (bpe_) return bpe_->decode(ids);
-  const int vs = vocab_size();
-  for (int id : ids) {
+std::string Tokenizer::decode(const TokenIds& wide) const {
+  const int vs = bpe_ ? std::numeric_limits<int>::max() : vocab_size();
+  for (TokenId id : wide) {
     if (id < 0 || id >= vs) throw std::invalid_argument(fmt::format("decode: id {} outside the vocabulary [0, {})", id, vs));
   }
+  // The sentencepiece shim and the BPE model index their vocabularies with int.
+  const std::vector<int> ids(wide.begin(), wide.end());
+  if (bpe_) return bpe_->decode(ids);
   std::string out(ids.size() * 8 + 16, '\0');
   char err[512] = {0};
   long n = api_->decode(handle_, ids.data(), ids.size(), out.data(), out.size(), err, sizeof(err));
@@ -160,7 +169,11 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
   return out;
 }
 
-std::string Tokenizer::id_to_piece(int id) const {
+std::string Tokenizer::id_to_piece(TokenId wide) const {
+  if (wide < 0 || wide > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument(fmt::format("id_to_piece: id {} outside the vocabulary", wide));
+  }
+  const int id = static_cast<int>(wide);
   if (bpe_) return bpe_->id_to_piece(id);
   std::string out(64, '\0');
   long n = api_->id_to_piece(handle_, id, out.data(), out.size());
@@ -173,19 +186,20 @@ std::string Tokenizer::id_to_piece(int id) const {
   return out;
 }
 
-int Tokenizer::piece_to_id(const std::string& piece) const {
+TokenId Tokenizer::piece_to_id(const std::string& piece) const {
   return bpe_ ? bpe_->piece_to_id(piece) : api_->piece_to_id(handle_, piece.c_str());
 }
 int Tokenizer::vocab_size() const { return bpe_ ? bpe_->vocab_size() : api_->vocab_size(handle_); }
-int Tokenizer::bos_id() const { return bpe_ ? bpe_->bos_id() : api_->special(handle_, 0); }
-int Tokenizer::eos_id() const { return bpe_ ? bpe_->eos_id() : api_->special(handle_, 1); }
-int Tokenizer::unk_id() const { return bpe_ ? bpe_->unk_id() : api_->special(handle_, 2); }
-bool Tokenizer::is_special(int id) const {
-  if (bpe_) return bpe_->is_special(id);
+TokenId Tokenizer::bos_id() const { return bpe_ ? bpe_->bos_id() : api_->special(handle_, 0); }
+TokenId Tokenizer::eos_id() const { return bpe_ ? bpe_->eos_id() : api_->special(handle_, 1); }
+TokenId Tokenizer::unk_id() const { return bpe_ ? bpe_->unk_id() : api_->special(handle_, 2); }
+bool Tokenizer::is_special(TokenId id) const {
+  if (id < 0 || id > std::numeric_limits<int>::max()) return false;
+  if (bpe_) return bpe_->is_special(static_cast<int>(id));
   return id >= 0 && (id == bos_id() || id == eos_id() || id == unk_id() || id == pad_id());
 }
 
-int Tokenizer::pad_id() const { return bpe_ ? bpe_->pad_id() : api_->special(handle_, 3); }
+TokenId Tokenizer::pad_id() const { return bpe_ ? bpe_->pad_id() : api_->special(handle_, 3); }
 
 std::string find_tokenizer(const std::string& model_path, const std::string& explicit_path, int vocab_size) {
   if (!explicit_path.empty()) return explicit_path;

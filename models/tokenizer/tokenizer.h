@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/tokenizer/token_id.h"
+
 namespace ripplekv {
 
 namespace bpe {
@@ -26,18 +28,19 @@ class Tokenizer {
   // add_bos prepends BOS when the tokenizer has one (and, for tokenizer.json, when
   // tokenizer_config.json does not set add_bos_token false). Special tokens written in the text
   // encode to their single ids for tokenizer.json (HF behaviour), but not for sentencepiece.
-  std::vector<int> encode(const std::string& text, bool add_bos) const;
-  std::string decode(const std::vector<int>& ids) const;
-  std::string id_to_piece(int id) const;
-  int piece_to_id(const std::string& piece) const;
+  TokenIds encode(const std::string& text, bool add_bos) const;
+  std::string decode(const TokenIds& ids) const;
+  std::string id_to_piece(TokenId id) const;
+  TokenId piece_to_id(const std::string& piece) const;
   int vocab_size() const;
-  int bos_id() const;
-  int eos_id() const;
-  int unk_id() const;
-  int pad_id() const;
+  // -1 when the tokenizer has none.
+  TokenId bos_id() const;
+  TokenId eos_id() const;
+  TokenId unk_id() const;
+  TokenId pad_id() const;
   // True for the tokens HF's decode(skip_special_tokens=True) drops: sentencepiece's BOS, EOS,
   // UNK and PAD; a tokenizer.json's added tokens marked "special".
-  bool is_special(int id) const;
+  bool is_special(TokenId id) const;
   const std::string& path() const { return path_; }
 
   struct Api;  // the shim's C functions (defined in tokenizer.cpp)

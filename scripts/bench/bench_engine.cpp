@@ -45,7 +45,7 @@ class RandomPromptTask final : public eval::Task {
     std::uniform_int_distribution<int> tok(3, static_cast<int>(vocab) - 1);
     for (int64_t k = 0; k < samples; ++k) {
       ids_.push_back(std::to_string(k));
-      std::vector<int> p(static_cast<std::size_t>(tokens));
+      TokenIds p(static_cast<std::size_t>(tokens));
       for (auto& t : p) t = tok(rng);
       prompts_.push_back(std::move(p));
     }
@@ -71,7 +71,7 @@ class RandomPromptTask final : public eval::Task {
   std::string name_ = "random_prompts";
   int64_t new_;
   std::vector<std::string> ids_;
-  std::vector<std::vector<int>> prompts_;
+  std::vector<TokenIds> prompts_;
 };
 
 double seconds(std::chrono::steady_clock::time_point t0) {

@@ -21,6 +21,7 @@ ripplekv_add_test(test_eval SOURCES
 if(RIPPLEKV_WITH_TORCH)
   ripplekv_add_test(test_eval_engine SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/engine/test_engine.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/fidelity/test_fidelity.cpp
   )
   ripplekv_add_test(test_cli SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_longbench_cli.cpp

@@ -6,9 +6,9 @@
 #include <numeric>
 
 #include "core/compress/compression.h"
-#include "core/compress/fidelity.h"
 #include "core/compress/method_presets.h"
 #include "core/ripple/sensitivity_profile.h"
+#include "models/generation/generate.h"
 #include "models/loaders/load_model.h"
 #include "test_paths.h"
 #include "test_support.h"
@@ -23,7 +23,7 @@ struct Run {
   at::Tensor next_logits;
 };
 
-Run run(const LlamaModel& model, const CompressionSpec& spec, int64_t prompt_len) {
+Run run(const CausalLM& model, const CompressionSpec& spec, int64_t prompt_len) {
   auto method = CompressionMethod::create(spec, model.config());
   at::manual_seed(3);
   auto tokens = at::randint(3, model.config().vocab_size, {1, prompt_len}, at::kLong);
@@ -34,6 +34,13 @@ Run run(const LlamaModel& model, const CompressionSpec& spec, int64_t prompt_len
   r.report = session->finish(r.cache);
   r.next_logits = model.decode(logits.argmax(-1).view({1, 1}), r.cache, &hooks);
   return r;
+}
+
+// How many hooks a session of `method` registers for an n-token prompt.
+size_t manual_hook_count(const CompressionMethod& method, int64_t n) {
+  HookRegistry hooks;
+  auto session = method.begin(hooks, n);
+  return hooks.size();
 }
 
 }  // namespace
@@ -81,6 +88,39 @@ TEST_CASE("Every selector x allocator keeps exact budgets and a consistent cache
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("A session owns its hooks - greedy_generate with it equals prefill + finish on a shared registry",
+          "[core][compress]") {
+  auto model = load_model(test::fixture("compression/model"), {});
+  for (const auto& spec : {CompressionSpec{"snapkv", "pyramid", 24, {{"window", "8"}}},
+                           CompressionSpec{"h2o", "uniform", 24, {{"window", "8"}}},
+                           CompressionSpec{"snapkv", "uniform", 200, {{"window", "8"}}}}) {
+    DYNAMIC_SECTION(spec.selector << " x " << spec.allocator << " budget " << spec.budget) {
+      auto method = CompressionMethod::create(spec, model->config());
+      const int64_t n = 60;
+      const Run manual = run(*model, spec, n);
+      at::manual_seed(3);  // the prompt run() draws
+      const auto drawn = at::randint(3, model->config().vocab_size, {1, n}, at::kLong);
+      const TokenIds prompt(drawn.data_ptr<int64_t>(), drawn.data_ptr<int64_t>() + n);
+      auto session = method->begin(n);
+      REQUIRE(session->hooks() != nullptr);
+      CHECK(session->hooks()->size() == (spec.budget < n ? manual_hook_count(*method, n) : 0));
+      KVCache cache(model->num_layers());
+      GenerateOptions go;
+      go.max_new_tokens = 2;
+      const auto r = greedy_generate(*model, prompt, cache, go, session.get());
+      const CompressionReport& report = session->report();
+      CHECK(report.compressed == manual.report.compressed);
+      CHECK(report.kept == manual.report.kept);
+      CHECK(r.tokens.size() == 2);
+      // The first generated token is the argmax of the prefill logits, the second the
+      // argmax after the compressed cache: what run() computed as next_logits.
+      CHECK(r.tokens[1] == manual.next_logits.argmax(-1).item<int64_t>());
+      // finish() removed the observers: decode steps are not observed.
+      CHECK(session->hooks()->size() == 0);
     }
   }
 }
@@ -153,107 +193,4 @@ TEST_CASE("SnapKV per query head (gqa=none) keeps each query head's own tokens",
       CHECK(at::equal(keys[j].narrow(0, 0, budget), full_keys[j / group].index_select(0, kept)));
     }
   }
-}
-
-TEST_CASE("Fidelity: the full cache has KL 0, compression costs KL, an uncompressed prompt costs none",
-          "[core][compress][fidelity]") {
-  auto model = load_model(test::fixture("compression/model"), {});
-  at::manual_seed(5);
-  std::vector<std::vector<int64_t>> texts;
-  for (int i = 0; i < 2; ++i) {
-    auto t = at::randint(3, 256, {120}, at::kLong);
-    texts.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + 120);
-  }
-  texts.push_back({1, 2, 3});  // too short: skipped
-  FidelityOptions o;
-  o.prompt_tokens = 96;
-  o.continuation = 16;
-  auto rows = run_fidelity(*model, texts, {"full", "snapkv@window=8", "streamingllm"}, {24, 96}, o);
-  REQUIRE(rows.size() == 5);  // full once, then 2 budgets for each other method
-  CHECK(rows[0].method == "full");
-  CHECK(rows[0].kl_max == 0.0);
-  CHECK(rows[0].top1_agreement == 1.0);
-  CHECK(rows[0].texts == 2);
-  CHECK(rows[0].positions == 2 * 16);
-  for (size_t i = 1; i < rows.size(); ++i) {
-    INFO(rows[i].method << " budget " << rows[i].budget);
-    if (rows[i].budget == 96) {  // budget == prompt: not compressed, identical to full
-      CHECK(rows[i].kl_max == 0.0);
-      CHECK(rows[i].compressed_texts == 0);
-    } else {
-      CHECK(rows[i].kl_mean > 0.0);
-      CHECK(rows[i].compressed_texts == 2);
-      CHECK(rows[i].kv_fraction == Approx(24.0 / 96.0));
-    }
-  }
-  const auto md = fidelity_markdown(rows);
-  CHECK(md.find("| snapkv@window=8 | 24 |") != std::string::npos);
-  CHECK(fidelity_csv(rows).find("method,budget,texts") == 0);
-  for (const auto& r : rows) {  // per text: their mean is the row's (same positions per text)
-    REQUIRE(r.text_kl_mean.size() == 2);
-    REQUIRE(r.text_top1.size() == 2);
-    CHECK((r.text_kl_mean[0] + r.text_kl_mean[1]) / 2 == Approx(r.kl_mean).margin(1e-12));
-    CHECK((r.text_top1[0] + r.text_top1[1]) / 2 == Approx(r.top1_agreement).margin(1e-12));
-  }
-  const auto per_text = fidelity_texts_csv(rows);
-  CHECK(per_text.find("method,budget,text,kl_mean,top1_agreement\n") == 0);
-  CHECK(std::count(per_text.begin(), per_text.end(), '\n') == static_cast<std::ptrdiff_t>(1 + 2 * rows.size()));
-  CHECK_THROWS_WITH(run_fidelity(*model, {{1, 2, 3}}, {"snapkv"}, {24}, o), Catch::Contains("no text has"));
-  CHECK_THROWS_WITH(run_fidelity(*model, texts, {"snapkvv"}, {24}, o), Catch::Contains("unknown method"));
-}
-
-TEST_CASE("Fidelity: one shared prefill gives every method exactly the rows of a run of its own",
-          "[core][compress][fidelity]") {
-  auto model = load_model(test::fixture("compression/model"), {});
-  at::manual_seed(11);
-  std::vector<std::vector<int64_t>> texts;
-  for (int i = 0; i < 2; ++i) {
-    auto t = at::randint(3, 256, {110}, at::kLong);
-    texts.emplace_back(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + 110);
-  }
-  FidelityOptions o;
-  o.prompt_tokens = 96;
-  o.continuation = 8;
-  // A profile for the ripple rows (any per-layer scores; tied to this checkpoint).
-  SensitivityProfile profile;
-  profile.num_layers = model->num_layers();
-  profile.weights_fingerprint = model->fingerprint();
-  for (int64_t l = 0; l < profile.num_layers; ++l) profile.layers.push_back({0.1 * (l + 1), 0, 0, 0, 0, 1});
-  const auto dir = test::scratch_dir("fidelity", "shared");
-  const auto profile_path = (dir / "profile.json").string();
-  write_profile_json(profile, profile_path);
-  // Every preset (the registry's list), with windows that fit the prompt, plus per-query-head SnapKV.
-  std::vector<std::string> methods;
-  for (const auto& p : method_presets()) {
-    const std::string name = p.name;
-    if (name == "full" || name == "random" || name == "knorm" || name == "streamingllm") {
-      methods.push_back(name);
-    } else if (name == "ripple") {
-      methods.push_back("ripple@window=8,ratio=4,profile=" + profile_path);
-    } else {
-      methods.push_back(name + "@window=8");
-    }
-  }
-  methods.push_back("snapkv@window=8,gqa=none");
-  REQUIRE(methods.size() >= 11);
-  const std::vector<int64_t> budgets{24, 48};
-  const auto together = run_fidelity(*model, texts, methods, budgets, o);
-  std::size_t row = 0;
-  for (const auto& m : methods) {
-    const auto alone = run_fidelity(*model, texts, {m}, budgets, o);
-    for (const auto& r : alone) {
-      REQUIRE(row < together.size());
-      const auto& t = together[row++];
-      INFO(m << " budget " << r.budget);
-      CHECK(t.method == r.method);
-      CHECK(t.budget == r.budget);
-      CHECK(t.kl_mean == r.kl_mean);  // exactly: the observers of other methods change nothing
-      CHECK(t.kl_max == r.kl_max);
-      CHECK(t.top1_agreement == r.top1_agreement);
-      CHECK(t.kv_fraction == r.kv_fraction);
-      CHECK(t.compressed_texts == r.compressed_texts);
-    }
-  }
-  CHECK(row == together.size());
-  std::filesystem::remove_all(dir);
 }

@@ -12,12 +12,14 @@
 
 #include "core/compress/budget_math.h"
 #include "core/compress/compression.h"
+#include "core/compress/registry.h"
 #include "core/ripple/budget_mapper.h"
 #include "core/ripple/calibration.h"
 #include "core/ripple/profile_runner.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "core/ripple/sensitivity_profiler.h"
 #include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
 #include "test_paths.h"
 
 using namespace ripplekv;
@@ -36,7 +38,7 @@ std::vector<std::vector<int64_t>> random_samples(int n, int64_t len, int64_t voc
   return out;
 }
 
-std::unique_ptr<LlamaModel> tiny_model() { return load_model(test::fixture("compression/model"), {}); }
+std::unique_ptr<LlamaModel> tiny_model() { return load_hf_model(test::fixture("compression/model"), {}); }
 
 // The same model with layer `dead`'s attention output projection zeroed.
 std::unique_ptr<LlamaModel> with_dead_attention(const LlamaModel& m, int64_t dead) {
@@ -266,8 +268,8 @@ TEST_CASE("A profile belongs to the stored checkpoint, not to the run's dtype", 
   const auto dir = test::fixture("hf/llama_gqa");
   LoadOptions bf16;
   bf16.dtype = at::kBFloat16;
-  auto fp32_model = load_model(dir, {});
-  auto bf16_model = load_model(dir, bf16);
+  auto fp32_model = load_hf_model(dir, {});
+  auto bf16_model = load_hf_model(dir, bf16);
   // The fingerprint identifies the checkpoint as stored: equal across dtypes, different across checkpoints.
   CHECK(fp32_model->fingerprint().rfind("ckpt1:", 0) == 0);
   CHECK(fp32_model->fingerprint() == bf16_model->fingerprint());
@@ -356,7 +358,27 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   CHECK(count() == 7);
   CHECK_THROWS_WITH(with("direction", "sideways"), Catch::Contains("sideways"));
   CHECK_THROWS_WITH(with("seed", "-1"), Catch::Contains("seed=-1"));
+
+  // The factory with its context profiles by itself (the registry's prepare step): the same
+  // cache entry, named in the method's spec; other allocators are left as given.
+  const OpenedModel opened(model_path, "", {});
+  auto windowed = spec;
+  windowed.options["window"] = "8";  // stories260K's budget 16 holds no default 32-token window
+  const auto method = CompressionMethod::create(windowed, opened);
+  CHECK(method->spec().options.at("profile") == a);
+  CHECK(count() == 7);
+  const CompressionSpec uniform{"snapkv", "uniform", 16, {{"window", "8"}}};
+  CHECK(CompressionMethod::create(uniform, opened)->spec().options == uniform.options);
   fs::remove_all(cache_dir);
+}
+
+TEST_CASE("Registry: exactly the model-bound allocators have a prepare step", "[core][ripple]") {
+  std::size_t bound = 0;
+  for (const auto& e : allocator_table()) {
+    CHECK(e.info->model_bound == static_cast<bool>(e.prepare));
+    bound += e.info->model_bound ? 1 : 0;
+  }
+  CHECK(bound >= 1);
 }
 
 TEST_CASE("Profile --skip: the samples after the first `skip` texts - disjoint calibration sets", "[core][ripple][profile]") {

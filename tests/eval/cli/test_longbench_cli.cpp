@@ -209,6 +209,17 @@ TEST_CASE("longbench --methods x --budgets: one folder per variant, equal to sin
   r = run_ripplekv(common + " --methods full,snapkv@window=8,h2o --budgets 64,128 --out " + out.string());
   CHECK(r.status == 0);
   CHECK(r.output.find("samsum: complete, skipped") != std::string::npos);
+  // A sample lost by one variant is redone; the prompts file written before is read back, not refused.
+  {
+    const auto lost = out / "h2o_b64" / "samsum.jsonl";
+    const auto text = read_text(lost);
+    std::ofstream(lost, std::ios::trunc) << text.substr(0, text.find('\n') + 1);
+  }
+  r = run_ripplekv(common + " --methods full,snapkv@window=8,h2o --budgets 64,128 --save-prompts --out " + out.string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(count_lines(out / "h2o_b64" / "samsum.jsonl") == 2);
+  CHECK(count_lines(out / "prompts" / "samsum.jsonl") == 2);
   // Grid options that make no sense are refused.
   r = run_ripplekv(common + " --methods snapkv --budgets 64 --budget 32 --out " + out.string());
   CHECK(r.status == 2);

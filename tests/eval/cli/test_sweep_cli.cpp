@@ -171,6 +171,8 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(count(r.output, ": running (") == 10);
+  // The 5 fidelity runs and the 5 LongBench runs of the shard share their settings: two calls.
+  CHECK(count(r.output, "these 5 runs share their settings") == 2);
   const auto grid = nlohmann::json::parse(read(out / "sweep.json"));
   REQUIRE(grid["runs"].size() == 20);
   std::vector<fs::path> dirs;
@@ -212,6 +214,32 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   CHECK_THAT(r.output, Contains("samsum"));
   CHECK(count(read(longbench_dir / "samsum.jsonl"), "\n") == 2);
   CHECK(fs::exists(fidelity_dir / "fidelity.csv"));
+
+  // Runs made in a group equal, byte for byte, their own command line run alone.
+  fs::path grouped_fidelity;
+  for (const auto& d : dirs) {
+    if (d.string().find("/fidelity/ripple-b64-ratio2-") != std::string::npos) grouped_fidelity = d;
+  }
+  REQUIRE(!grouped_fidelity.empty());
+  const std::vector<std::pair<fs::path, std::vector<std::string>>> compared = {
+      {longbench_dir, {"hotpotqa.jsonl", "lcc.jsonl", "kept/hotpotqa.jsonl", "kept/lcc.jsonl"}},
+      {grouped_fidelity, {"fidelity.csv", "fidelity_texts.csv"}}};
+  for (const auto& [dir, files] : compared) {
+    std::string command = nlohmann::json::parse(read(dir / "sweep_run.json"))["command"].get<std::string>();
+    const auto alone = out.parent_path() / (out.filename().string() + "-alone");
+    fs::remove_all(alone);
+    const std::string from = "--out=" + dir.string();
+    REQUIRE(command.find(from) != std::string::npos);
+    command.replace(command.find(from), from.size(), "--out=" + alone.string());
+    const auto single = run_ripplekv(command.substr(std::string("ripplekv ").size()));
+    INFO(single.output);
+    REQUIRE(single.status == 0);
+    for (const auto& f : files) {
+      INFO(dir / f);
+      CHECK(read(alone / f) == read(dir / f));
+    }
+    fs::remove_all(alone);
+  }
 
   // Tables and the plots' summary.
   r = run_ripplekv("table --runs " + out.string() + " --out " + (out / "tables").string());

@@ -29,7 +29,7 @@ using namespace ripplekv::eval;
 namespace {
 
 // Every preset of the registry, with `window` where the method has one, at two budgets.
-std::vector<CompressionSpec> all_variants(const LlamaModel& model, const fs::path& dir, int64_t window,
+std::vector<CompressionSpec> all_variants(const CausalLM& model, const fs::path& dir, int64_t window,
                                           const std::vector<int64_t>& budgets) {
   SensitivityProfile profile;  // any per-layer scores, tied to this checkpoint
   profile.num_layers = model.num_layers();
@@ -57,7 +57,7 @@ std::vector<CompressionSpec> all_variants(const LlamaModel& model, const fs::pat
 }
 
 // What a single-method run writes: greedy_generate with the method's hooks, one sample at a time.
-void run_alone(const LlamaModel& model, const Task& task, const CompressionMethod& method, const fs::path& dir,
+void run_alone(const CausalLM& model, const Task& task, const CompressionMethod& method, const fs::path& dir,
                const std::vector<int64_t>& stops) {
   PredictionFile file(prediction_path(dir, task.name(), Shard{}));
   for (std::size_t k = 0; k < task.size(); ++k) {
@@ -67,19 +67,17 @@ void run_alone(const LlamaModel& model, const Task& task, const CompressionMetho
     go.max_new_tokens = decoding.max_new_tokens;
     go.min_new_tokens = decoding.min_new_tokens;
     go.stop_tokens = stops;
-    for (int t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
-    HookRegistry hooks;
-    auto session = method.begin(hooks, static_cast<int64_t>(prompt.ids.size()));
+    for (TokenId t : decoding.extra_stop_tokens) go.stop_tokens.push_back(t);
+    auto session = method.begin(static_cast<int64_t>(prompt.ids.size()));
     KVCache cache(model.num_layers());
-    CompressionReport report;
-    const std::vector<int64_t> ids(prompt.ids.begin(), prompt.ids.end());
-    const auto r = greedy_generate(model, ids, cache, go, &hooks, [&](KVCache& c) { report = session->finish(c); });
+    const auto r = greedy_generate(model, prompt.ids, cache, go, session.get());
+    const CompressionReport& report = session->report();
     file.append_line(task.sample_id(k), task.record(k, task.prediction(r.tokens, r.stop_token)));
     append_kept_tokens(dir, task.name(), Shard{}, task.sample_id(k), r.prompt_tokens, report.compressed, report.kept);
   }
 }
 
-void check_engine_equals_alone(const LlamaModel& model, const std::vector<const Task*>& tasks,
+void check_engine_equals_alone(const CausalLM& model, const std::vector<const Task*>& tasks,
                                const std::vector<CompressionSpec>& specs, const fs::path& dir,
                                const std::vector<int64_t>& stops) {
   std::vector<std::unique_ptr<CompressionMethod>> methods;
@@ -123,7 +121,7 @@ class RandomTokensTask final : public Task {
     std::uniform_int_distribution<int> tok(3, vocab - 1);
     for (std::size_t k = 0; k < n; ++k) {
       ids_.push_back(std::to_string(k));
-      std::vector<int> p(len + 17 * k);
+      TokenIds p(len + 17 * k);
       for (auto& t : p) t = tok(rng);
       prompts_.push_back(p);
     }
@@ -151,7 +149,7 @@ class RandomTokensTask final : public Task {
   std::string name_;
   int64_t new_;
   std::vector<std::string> ids_;
-  std::vector<std::vector<int>> prompts_;
+  std::vector<TokenIds> prompts_;
 };
 
 }  // namespace

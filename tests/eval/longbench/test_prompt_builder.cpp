@@ -14,6 +14,7 @@
 #include "../eval_test_paths.h"
 
 using namespace ripplekv::eval;
+using ripplekv::TokenIds;
 
 namespace {
 
@@ -42,7 +43,7 @@ std::string fnv1a64(const std::string& bytes) {
   return fmt::format("{:016x}", h);
 }
 
-std::string ids_hash(const std::vector<int>& ids) {
+std::string ids_hash(const TokenIds& ids) {
   std::string text;
   for (std::size_t i = 0; i < ids.size(); ++i) text += (i ? "," : "") + std::to_string(ids[i]);
   return fnv1a64(text);
@@ -51,12 +52,12 @@ std::string ids_hash(const std::vector<int>& ids) {
 }  // namespace
 
 TEST_CASE("truncate_middle keeps int(max/2) ids from each end", "[eval][prompt]") {
-  std::vector<int> ids(11);
+  TokenIds ids(11);
   for (int i = 0; i < 11; ++i) ids[static_cast<std::size_t>(i)] = i;
   auto cut = truncate_middle(ids, 5);
   CHECK(cut.truncated);
-  CHECK(cut.head == std::vector<int>{0, 1});
-  CHECK(cut.tail == std::vector<int>{9, 10});
+  CHECK(cut.head == TokenIds{0, 1});
+  CHECK(cut.tail == TokenIds{9, 10});
   cut = truncate_middle(ids, 11);
   CHECK_FALSE(cut.truncated);
   CHECK(cut.head == ids);
@@ -95,8 +96,8 @@ TEST_CASE("a long multi_news prompt: the kept halves are the original's first an
   CHECK(built.prompt.size() == ref.at("prompt_bytes").get<std::size_t>());
   CHECK(built.ids.size() == ref.at("ids_count").get<std::size_t>());
   CHECK(ids_hash(built.ids) == ref.at("ids_fnv1a64").get<std::string>());
-  CHECK(std::vector<int>(built.ids.begin(), built.ids.begin() + 48) == ref.at("ids_head").get<std::vector<int>>());
-  CHECK(std::vector<int>(built.ids.end() - 48, built.ids.end()) == ref.at("ids_tail").get<std::vector<int>>());
+  CHECK(TokenIds(built.ids.begin(), built.ids.begin() + 48) == ref.at("ids_head").get<TokenIds>());
+  CHECK(TokenIds(built.ids.end() - 48, built.ids.end()) == ref.at("ids_tail").get<TokenIds>());
   CHECK(built.ids.front() == tok.bos_id());
 }
 
@@ -129,7 +130,7 @@ TEST_CASE("chat templates render as the models' Hugging Face templates", "[eval]
     CHECK(render_chat_text(chat, prompt, "<s>") == c.at("rendered").get<std::string>());
     if (c.contains("llama2_tokenizer_ids")) {
       CHECK(encode_segments(render_chat(chat, prompt), tok, name) ==
-            c.at("llama2_tokenizer_ids").get<std::vector<int>>());
+            c.at("llama2_tokenizer_ids").get<TokenIds>());
     }
   }
 }

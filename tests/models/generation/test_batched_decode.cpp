@@ -39,7 +39,7 @@ namespace {
 
 // One prompt, prefilled once; copies compressed to different lengths per layer (random
 // tokens kept, per KV head), one left whole and one per query head in layer 0.
-std::vector<KVCache> compressed_copies(const LlamaModel& model, const at::Tensor& prompt, int64_t headroom,
+std::vector<KVCache> compressed_copies(const CausalLM& model, const at::Tensor& prompt, int64_t headroom,
                                        at::Tensor& logits) {
   KVCache full(model.num_layers());
   full.set_headroom(headroom);
@@ -68,7 +68,7 @@ std::vector<KVCache> compressed_copies(const LlamaModel& model, const at::Tensor
   return out;
 }
 
-void check_batched_equals_single(const LlamaModel& model) {
+void check_batched_equals_single(const CausalLM& model) {
   const int64_t vocab = model.config().vocab_size;
   const auto prompt = at::randint(3, vocab, {1, 40}, at::TensorOptions().dtype(at::kLong));
   at::Tensor logits;

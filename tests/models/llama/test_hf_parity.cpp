@@ -27,7 +27,7 @@ at::Tensor logits_tensor(const nlohmann::json& rows) {
   return at::tensor(flat).view({static_cast<int64_t>(rows.size()), -1});
 }
 
-at::Tensor all_logits(const LlamaModel& m, const std::vector<int64_t>& ids) {
+at::Tensor all_logits(const CausalLM& m, const std::vector<int64_t>& ids) {
   KVCache cache(m.num_layers());
   auto tokens = at::tensor(ids, at::kLong).view({1, -1});
   return m.prefill(tokens, cache, nullptr, LogitsFor::AllTokens)[0];

@@ -42,7 +42,7 @@ at::Tensor rows(const nlohmann::json& j) {
 
 // Our logits at the reference's top-20 ids of the last `positions` prompt positions: the
 // prompt's head prefilled first, its last `positions` tokens then with all-position logits.
-at::Tensor top_logits(const LlamaModel& m, const std::vector<int64_t>& ids, const at::Tensor& top_ids) {
+at::Tensor top_logits(const CausalLM& m, const std::vector<int64_t>& ids, const at::Tensor& top_ids) {
   const int64_t positions = top_ids.size(0);
   const int64_t head = static_cast<int64_t>(ids.size()) - positions;
   KVCache cache(m.num_layers());

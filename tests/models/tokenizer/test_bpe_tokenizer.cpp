@@ -49,7 +49,7 @@ void check_against_reference(const std::string& name) {
   for (const auto& c : ref["cases"]) {
     const auto text = c["text"].get<std::string>();
     INFO(name << ": " << json(text).dump());
-    const auto ids = c["ids"].get<std::vector<int>>();
+    const auto ids = c["ids"].get<TokenIds>();
     CHECK(tok.encode(text, false) == ids);
     const auto with_bos = tok.encode(text, true);
     if (tok.bos_id() >= 0) {
@@ -71,7 +71,7 @@ void check_against_reference(const std::string& name) {
   REQUIRE(ref["lossy_decodes"].size() >= 10);
   for (const auto& c : ref["lossy_decodes"]) {
     INFO(name << ": decode " << c["ids"].dump());
-    CHECK(tok.decode(c["ids"].get<std::vector<int>>()) == c["decoded"].get<std::string>());
+    CHECK(tok.decode(c["ids"].get<TokenIds>()) == c["decoded"].get<std::string>());
   }
 }
 

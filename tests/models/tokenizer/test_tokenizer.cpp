@@ -25,7 +25,7 @@ void check_against_fixture(const std::string& fixture_name, const std::string& m
   for (const auto& c : ref["cases"]) {
     const auto text = c["text"].get<std::string>();
     INFO(fixture_name << ": " << text);
-    const auto ids = c["ids"].get<std::vector<int>>();
+    const auto ids = c["ids"].get<TokenIds>();
     CHECK(tok.encode(text, false) == ids);
     auto with_bos = tok.encode(text, true);
     REQUIRE(!with_bos.empty());

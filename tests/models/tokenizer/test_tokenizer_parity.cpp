@@ -46,7 +46,7 @@ std::string fnv_hex(const void* data, std::size_t bytes) {
   return buf;
 }
 
-std::string ids_fnv(const std::vector<int>& ids) {
+std::string ids_fnv(const TokenIds& ids) {
   std::vector<unsigned char> bytes;
   for (int id : ids) {
     const auto u = static_cast<uint32_t>(id);
@@ -125,7 +125,7 @@ void check_parity(const std::string& tokenizer_path, const std::string& fixture_
     const auto text = c["text"].get<std::string>();
     INFO(tokenizer_path << ": " << json(text).dump());
     const auto ids = tok.encode(text, false);
-    const auto want = c["ids"].get<std::vector<int>>();
+    const auto want = c["ids"].get<TokenIds>();
     if (ids != want) ++mismatched;
     CHECK(ids == want);
     CHECK(tok.decode(want) == c["decoded"].get<std::string>());

@@ -1,0 +1,70 @@
+// OpenedModel: config, tokenizer and stop tokens resolved when a checkpoint opens, weights on
+// first use.
+#include "catch_torch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "models/generation/generate.h"
+#include "models/loaders/load_model.h"
+#include "models/loaders/opened_model.h"
+#include "test_paths.h"
+
+using namespace ripplekv;
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+namespace {
+
+bool has(const TokenIds& ids, TokenId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+
+}  // namespace
+
+TEST_CASE("OpenedModel: a HF folder opens without loading its weights - stop tokens from both configs and the tokenizer",
+          "[models][loaders]") {
+  const fs::path dir = fs::temp_directory_path() / ("ripplekv-opened-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto* f : {"config.json", "model.safetensors"}) fs::copy_file(fs::path(test::fixture("hf/llama_gqa")) / f, dir / f);
+  std::ofstream(dir / "generation_config.json") << R"({"bos_token_id": 1, "eos_token_id": [2, 7]})";
+  const auto tokenizer = test::shared_data("tokenizers/llama2/tokenizer.model");
+
+  const OpenedModel opened(dir.string(), tokenizer, {});
+  CHECK_FALSE(opened.loaded());
+  CHECK(opened.tokenizer_path() == tokenizer);
+  CHECK(opened.config().num_layers == 2);
+  // config.json's EOS, generation_config.json's extra one, and the tokenizer's EOS (2).
+  CHECK(has(opened.stop_tokens(), 2));
+  CHECK(has(opened.stop_tokens(), 7));
+  CHECK_FALSE(has(opened.stop_tokens(), 1));
+  // The same list default_stop_tokens gives for the loaded model.
+  const auto loaded = load_hf_model(dir.string(), {});
+  CHECK(opened.stop_tokens() == default_stop_tokens(loaded->config(), opened.tokenizer()));
+  CHECK_FALSE(opened.loaded());
+
+  const CausalLM& model = opened.model();
+  CHECK(opened.loaded());
+  CHECK(&opened.model() == &model);  // loaded once
+  CHECK(model.fingerprint() == loaded->fingerprint());
+  CHECK(opened.identity().fingerprint == loaded->identity().fingerprint);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("OpenedModel: a llama2.c file is loaded at once - it stops on BOS as run.c does", "[models][loaders]") {
+  const OpenedModel opened(test::shared_data("stories260K/stories260K.bin"), "", {});
+  CHECK(opened.loaded());
+  CHECK(fs::path(opened.tokenizer_path()).filename() == "tok512.model");
+  CHECK(has(opened.stop_tokens(), opened.tokenizer().bos_id()));
+  CHECK(opened.model().config().vocab_size == 512);
+}
+
+TEST_CASE("OpenedModel: a missing checkpoint is an error naming it", "[models][loaders]") {
+  CHECK_THROWS_WITH(OpenedModel("/nonexistent/ripplekv-model", "", {}), Contains("/nonexistent/ripplekv-model"));
+  const fs::path empty = fs::temp_directory_path() / ("ripplekv-opened-empty-" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  CHECK_THROWS_WITH(OpenedModel(empty.string(), "", {}), Contains("no config.json"));
+  fs::remove_all(empty);
+}
