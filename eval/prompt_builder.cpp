@@ -7,7 +7,7 @@
 namespace ripplekv::eval {
 namespace {
 
-bool is_special_id(const Tokenizer& tokenizer, int id) { return tokenizer.is_special(id); }
+bool is_special_id(const Tokenizer& tokenizer, TokenId id) { return tokenizer.is_special(id); }
 
 const ChatTemplate& template_for(const LongBenchTask& task, const PromptOptions& options) {
   static const ChatTemplate kNoTemplate{};
@@ -44,7 +44,7 @@ MiddleTruncation truncate_middle(const TokenIds& ids, int64_t max_tokens) {
 std::string decode_skipping_special(const Tokenizer& tokenizer, const TokenIds& ids) {
   TokenIds kept;
   kept.reserve(ids.size());
-  for (int id : ids) {
+  for (TokenId id : ids) {
     if (!is_special_id(tokenizer, id)) kept.push_back(id);
   }
   return tokenizer.decode(kept);
@@ -65,7 +65,7 @@ TokenIds encode_segments(const std::vector<PromptSegment>& segments, const Token
         break;
       }
       case PromptSegment::Kind::kSpecial: {
-        const int id = tokenizer.piece_to_id(s.text);
+        const TokenId id = tokenizer.piece_to_id(s.text);
         const bool missing = id < 0 || (id == tokenizer.unk_id() && tokenizer.id_to_piece(id) != s.text);
         if (missing) {
           throw std::invalid_argument(fmt::format(

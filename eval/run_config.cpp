@@ -76,7 +76,8 @@ std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann:
   return out;
 }
 
-RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info) {
+RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
+                          const char* marker) {
   fs::create_directories(dir);
   const auto path = dir / "config.json";
   const nlohmann::json wanted = nlohmann::json::parse(run.dump());
@@ -95,7 +96,7 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
   };
   if (fs::exists(path)) return check_existing();
   nlohmann::ordered_json doc;
-  doc["ripplekv_longbench_config"] = kConfigVersion;
+  doc[marker] = kConfigVersion;
   doc["run"] = run;
   doc["info"] = info;
   const auto tmp = fs::path(path.string() + fmt::format(".tmp-{}", ::getpid()));

@@ -20,9 +20,11 @@ enum class RunDirState {
 };
 
 // Creates `dir` if needed and writes config.json, or checks the one there. Throws
-// std::runtime_error listing the differing keys (or naming a damaged config.json).
+// std::runtime_error listing the differing keys (or naming a damaged config.json). `marker` is
+// the key that says what kind of folder it is (`ripplekv table` collects LongBench-format runs
+// by the default one; a fidelity variant's record folder has its own).
 RunDirState claim_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,
-                          const nlohmann::ordered_json& info);
+                          const nlohmann::ordered_json& info, const char* marker = "ripplekv_longbench_config");
 
 // The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.
 nlohmann::json read_run_config(const std::filesystem::path& dir);

@@ -211,7 +211,7 @@ class ComposedMethod final : public CompressionMethod {
     std::unique_ptr<CompressionSession> session;
     if (m_.selector->keeps_all() || prompt_len <= m_.spec.budget) session = std::make_unique<PassThroughSession>();
     else session = std::make_unique<BudgetedSession>(m_, hooks, prompt_len, share);
-    session->bind_hooks(&hooks);
+    bind_session(*session, hooks);
     return session;
   }
   const CompressionSpec& spec() const override { return m_.spec; }

@@ -63,15 +63,16 @@ class CompressionSession : public GenerationSession {
   void after_prefill(KVCache& cache) override { report_ = finish(cache); }
   const CompressionReport& report() const { return report_; }
 
-  // Set by CompressionMethod::begin: the registry the session's hooks are on, and, when the
-  // session owns it, the registry itself (declared in this base class, so it outlives the
-  // derived session's hook handles).
+ private:
+  friend class CompressionMethod;
+  // Set by CompressionMethod (bind_session): the registry the session's hooks are on, and,
+  // when the session owns it, the registry itself (declared in this base class, so it
+  // outlives the derived session's hook handles). Set once, when the session begins.
   void bind_hooks(const HookRegistry* hooks, std::unique_ptr<HookRegistry> owned = nullptr) {
     owned_hooks_ = std::move(owned);
     hooks_ = hooks;
   }
 
- private:
   std::unique_ptr<HookRegistry> owned_hooks_;
   const HookRegistry* hooks_ = nullptr;
   CompressionReport report_;
@@ -106,6 +107,12 @@ class CompressionMethod {
   virtual const CompressionSpec& spec() const = 0;
   // One line, e.g. "snapkv x pyramid, budget 128 (window=32 kernel=7 pooling=max gqa=mean beta=20)".
   virtual std::string describe() const = 0;
+
+ protected:
+  // For implementations' begin(): records the registry `session` observes through.
+  static void bind_session(CompressionSession& session, const HookRegistry& hooks) { session.bind_hooks(&hooks); }
+
+ public:
   // Things the run should record beside its results (see PolicyOptions::notes).
   virtual const std::vector<std::string>& notes() const = 0;
 };

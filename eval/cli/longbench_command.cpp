@@ -144,6 +144,9 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   for (const auto& p : parsed) require_out_folder(p.out);
   const LongBenchArgs& a = parsed.front();
   const bool group = runs.size() > 1;
+  if (group && a.save_prompts) {
+    throw std::logic_error("longbench: runs that save their prompts write them into their own folder: one per call");
+  }
   const bool batch_decode = parse_decode_mode(a.decode);
   if (a.on_bad_line != "skip" && a.on_bad_line != "stop") {
     throw UsageError(fmt::format("--on-bad-line \"{}\": choose skip or stop", a.on_bad_line));

@@ -199,7 +199,10 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<std::vector<const SweepRun*>> groups;
   std::map<std::string, std::size_t> group_of;
   for (const auto* r : pending) {
-    const std::string key = r->kind + "\n" + nlohmann::json(r->options).dump();
+    std::string key = r->kind + "\n" + nlohmann::json(r->options).dump();
+    // A run that saves its prompts writes them into its own folder: it runs alone.
+    const auto save = r->options.find("save-prompts");
+    if (save != r->options.end() && bool_option_value(save->second)) key += fmt::format("\n{}", r->index);
     const auto [it, fresh] = group_of.emplace(key, groups.size());
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(r);

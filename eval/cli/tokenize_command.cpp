@@ -70,7 +70,7 @@ int run_tokenize(const std::vector<std::string>& args) {
     nlohmann::json row = {{"ids", ids}, {"n", ids.size()}};
     if (pieces) {
       std::vector<std::string> p;
-      for (int id : ids) p.push_back(tok.id_to_piece(id));
+      for (TokenId id : ids) p.push_back(tok.id_to_piece(id));
       row["pieces"] = p;
     }
     out << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -63,6 +63,11 @@ void compare_forced(const CausalLM& model, const Task& task, std::size_t k, cons
     td = std::chrono::steady_clock::now();
     const at::Tensor variant_logits = forced_logits(model, logits, forced, cache);
     cache.clear();
+    if (!at::isfinite(variant_logits).all().item<bool>()) {
+      throw std::runtime_error(fmt::format("{}: sample {}: variant {} produced NaN or Inf logits (KL would be "
+                                           "meaningless); check the method's options and --dtype",
+                                           task.name(), id, variants[i].label));
+    }
     const auto kl = kl_divergence(full_logits, variant_logits, KlDirection::Forward).to(at::kDouble).contiguous().cpu();
     ForcedComparison c;
     c.kl.assign(kl.data_ptr<double>(), kl.data_ptr<double>() + kl.numel());
@@ -89,10 +94,10 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
   }
   // A file name holds at most 255 bytes: a long method text (a sweep's calibration paths) is
   // cut and told apart by a hash of the whole text.
-  if (name.size() > 180) {
+  if (name.size() > 240) {
     uint64_t h = 14695981039346656037ULL;
     for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-    name = fmt::format("{}-{:016x}", name.substr(0, 160), h);
+    name = fmt::format("{}-{:016x}", name.substr(0, 200), h);
   }
   if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
   return name;

@@ -58,8 +58,9 @@ struct EngineTaskStats {
 };
 
 // A variant's folder name for a method text at a budget: "snapkv_b128",
-// "snapkv+ripple@ratio=4_b128", "full" (budgets do not apply to the full cache). A text of
-// more than 180 characters is cut to 160 and followed by a hash of the whole text.
+// "snapkv+ripple@ratio=4_b128", "full" (budgets do not apply to the full cache). A name of
+// more than 240 characters (a file name holds 255 bytes) is cut to 200 and followed by a hash
+// of the whole text.
 std::string variant_folder(const std::string& method_text, const CompressionSpec& spec);
 
 // Runs the samples of `task` that `options.shard` owns for every variant whose predictions

@@ -97,7 +97,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
     nlohmann::ordered_json info;
     info["method"] = methods[i]->describe();
     info["method_text"] = wanted[i].method;
-    claim_run_dir(dir, run, info);
+    claim_run_dir(dir, run, info, "ripplekv_fidelity_variant");
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
   }
   EngineOptions eo;

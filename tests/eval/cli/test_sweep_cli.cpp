@@ -249,6 +249,9 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
                         "fidelity.tex", "summary.json", "table_config.json"}) {
     CHECK(fs::exists(out / "tables" / f));
   }
+  // The fidelity runs' per-variant record folders are not mistaken for unfinished runs.
+  CHECK(nlohmann::json::parse(read(out / "tables" / "table_config.json"))["left_out"].empty());
+  CHECK(r.output.find("not complete") == std::string::npos);
   const auto md = read(out / "tables" / "longbench.md");
   CHECK_THAT(md, Contains("| **Method** | **Budget** | **HotpotQA** | **SAMSum** | **Lcc** | **Avg** |"));
   CHECK_THAT(md, Contains("| RippleKV (r=2) | 64 |"));

@@ -142,7 +142,7 @@ TEST_CASE("Fidelity: records resume after a kill and equal an uninterrupted run"
   REQUIRE(lines(dir / "snapkv" / "fidelity.jsonl") == 3);
   CHECK(fs::exists(dir / "snapkv" / "config.json"));
   CHECK(fs::exists(dir / "snapkv" / "kept" / "fidelity.jsonl"));
-  // A kill during the third text's write: a torn last line for one variant, nothing for the other.
+  // A kill during the third text's write: a torn last line for one variant (the other has all three).
   const auto path = dir / "snapkv" / "fidelity.jsonl";
   std::string text;
   {
