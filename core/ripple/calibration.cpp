@@ -1,6 +1,7 @@
 #include "core/ripple/calibration.h"
 #include "models/io/json_error.h"
 #include "models/io/input_file.h"
+#include "models/io/fnv1a.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,12 +13,7 @@
 namespace ripplekv {
 
 std::string fnv1a64_hex(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a64(bytes.data(), bytes.size(), kRipplekvFnvBasis));
 }
 
 namespace {

@@ -57,6 +57,10 @@ SensitivityProfile read_profile_json(const std::string& path);
 // accepted; the returned notes say so. Profiles written before checkpoint fingerprints
 // ("weights_fingerprint" without the "ckpt1:" prefix) carry a dtype-dependent fingerprint: they
 // are accepted at the dtype they were measured in, and otherwise refused with the fix.
+// The q-quantile of `v` (q in [0, 1]) with linear interpolation, numpy's default; 0 when empty.
+// The per-layer p50/p90 of a profile and the KL p90 of a fidelity row.
+double percentile(std::vector<double> v, double q);
+
 std::vector<std::string> check_profile_matches(const SensitivityProfile& p, const std::string& profile_path,
                                                int64_t num_layers, const ModelIdentity& model);
 

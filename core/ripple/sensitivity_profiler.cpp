@@ -1,5 +1,7 @@
 #include "core/ripple/sensitivity_profiler.h"
 
+#include "core/ripple/sensitivity_profile.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,19 +20,6 @@ uint64_t noise_seed(uint64_t base, int64_t sample, int64_t layer, int64_t draw) 
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
   return x ^ (x >> 31);
 }
-
-namespace {
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);  // linear interpolation (numpy's default)
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-}  // namespace
 
 SensitivityProfileResult profile_sensitivity(const CausalLM& model, const std::vector<TokenIds>& samples,
                                              const ProfilerOptions& o, const ProfilerProgress& progress) {

@@ -16,6 +16,7 @@
 #include "eval/kept_tokens_log.h"
 #include "eval/progress_bar.h"
 #include "models/generation/generate.h"
+#include "models/io/fnv1a.h"
 
 namespace ripplekv::eval {
 namespace fs = std::filesystem;
@@ -95,9 +96,7 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
   // A file name holds at most 255 bytes: a long method text (a sweep's calibration paths) is
   // cut and told apart by a hash of the whole text.
   if (name.size() > 240) {
-    uint64_t h = 14695981039346656037ULL;
-    for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-    name = fmt::format("{}-{:016x}", name.substr(0, 200), h);
+    name = fmt::format("{}-{:016x}", name.substr(0, 200), fnv1a64(text.data(), text.size(), kFnvOffsetBasis));
   }
   if (spec.selector != "full") name += fmt::format("_b{}", spec.budget);
   return name;

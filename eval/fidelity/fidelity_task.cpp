@@ -7,31 +7,11 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/ripple/sensitivity_profile.h"
 #include "eval/jsonl.h"
+#include "models/io/fnv1a.h"
 
 namespace ripplekv::eval {
-
-namespace {
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(pos);
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-uint64_t fnv1a(uint64_t h, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-}  // namespace
 
 FidelityTask::FidelityTask(std::vector<TokenIds> texts, FidelityOptions options)
     : texts_(std::move(texts)), options_(options) {
@@ -82,11 +62,10 @@ std::string FidelityTask::forced_record(std::size_t k, const ForcedComparison& c
 }
 
 std::string FidelityTask::fingerprint() const {
-  uint64_t h = 14695981039346656037ULL;
   const int64_t lengths[2] = {options_.prompt_tokens, options_.continuation};
-  h = fnv1a(h, lengths, sizeof(lengths));
+  uint64_t h = fnv1a64(lengths, sizeof(lengths), kFnvOffsetBasis);
   const auto used = static_cast<std::size_t>(options_.prompt_tokens + options_.continuation);
-  for (const auto& t : texts_) h = fnv1a(h, t.data(), used * sizeof(TokenId));
+  for (const auto& t : texts_) h = fnv1a64(t.data(), used * sizeof(TokenId), h);
   return fmt::format("{:016x}", h);
 }
 

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "eval/haystack.h"
+#include "models/io/fnv1a.h"
 #include "eval/ruler/sentence_split.h"
 
 namespace ripplekv::eval {
@@ -29,11 +30,7 @@ uint64_t splitmix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
+uint64_t fnv1a(const std::string& s) { return fnv1a64(s.data(), s.size(), kRipplekvFnvBasis); }
 
 class Rng {
  public:
