@@ -19,6 +19,7 @@ DTYPES=${DTYPES:-float32,bfloat16}
 THREADS=${THREADS:-$(nproc)}
 DEVICE=${DEVICE:-cpu}
 VARIANTS=${VARIANTS:-1,4,16,25}
+REPEATS=${REPEATS:-3}   # prefills timed per length, fastest reported (both sides)
 PY=${PY:-.venv/bin/python}
 BENCH=${BENCH:-build/ripplekv_bench}
 # Same environment for both sides: glibc keeps freed memory instead of returning it (fresh
@@ -29,9 +30,9 @@ out=$(mktemp)
 for s in ${SHAPES//,/ }; do
   for d in ${DTYPES//,/ }; do
     run "$BENCH" --shape "$s" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" --device "$DEVICE" \
-      --variants "$VARIANTS" --budgets "" | tee -a "$out"
+      --variants "$VARIANTS" --prefill-repeats "$REPEATS" --budgets "" | tee -a "$out"
     run "$PY" scripts/bench/bench_hf.py --shape "$s" --lengths "$LENGTHS" --dtypes "$d" --threads "$THREADS" \
-      --device "$DEVICE" --variants "$VARIANTS" | tee -a "$out"
+      --device "$DEVICE" --variants "$VARIANTS" --prefill-repeats "$REPEATS" | tee -a "$out"
   done
 done
 "$PY" - "$out" "$DEVICE" <<'PYEOF'

@@ -114,7 +114,7 @@ std::vector<KVCache> random_variant_caches(const ModelConfig& c, int64_t rows, i
 int main(int argc, char** argv) try {
   std::string shape_s = "tinyllama", lengths_s = "2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu",
               budgets_s = "128,512", variants_s = "1,4,16,25";
-  int threads = 0, decode_steps = 16;
+  int threads = 0, decode_steps = 16, prefill_repeats = 3;
   int64_t layers = 0, variant_budget = 256;
   po::options_description desc("ripplekv_bench options");
   desc.add_options()("help,h", "help")("shape", po::value(&shape_s)->default_value(shape_s),
@@ -125,6 +125,8 @@ int main(int argc, char** argv) try {
       "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)")(
       "layers", po::value(&layers)->default_value(0), "layers (0 = the shape's own)")(
       "decode-steps", po::value(&decode_steps)->default_value(16), "decode steps timed per length")(
+      "prefill-repeats", po::value(&prefill_repeats)->default_value(3),
+      "prefills timed per length; the fastest is reported (the first touches fresh memory)")(
       "budgets", po::value(&budgets_s)->default_value(budgets_s),
       "SnapKV budgets whose compressed decode is timed too (empty: none)")(
       "variants", po::value(&variants_s)->default_value(variants_s),
@@ -191,14 +193,31 @@ int main(int argc, char** argv) try {
         methods.push_back(CompressionMethod::create({"snapkv", "uniform", b, {}}, cfg));
         sessions.push_back(methods.back()->begin(hooks, t));
       }
-      double t0 = now();
-      auto logits = model.prefill(tokens, cache, &hooks);
+      // The fastest of --prefill-repeats plain prefills (the last one fills `cache` when no
+      // budget needs the observers); the same protocol as bench_hf.py.
+      double prefill_s = 0;
+      at::Tensor logits;
+      for (int r = 0; r < std::max(1, prefill_repeats); ++r) {
+        const bool last = r + 1 >= std::max(1, prefill_repeats) && budgets.empty();
+        KVCache scratch(cfg.num_layers);
+        const double t0 = now();
+        logits = model.prefill(tokens, last ? cache : scratch);
+        (void)logits.argmax(-1).cpu();
+        const double s = now() - t0;
+        prefill_s = r == 0 ? s : std::min(prefill_s, s);
+      }
+      double hooked_s = prefill_s;  // the compression figures' denominator
+      if (!budgets.empty()) {
+        const double t0 = now();
+        logits = model.prefill(tokens, cache, &hooks);
+        (void)logits.argmax(-1).cpu();
+        hooked_s = now() - t0;
+      }
       auto next = logits.argmax(-1).cpu();
-      const double prefill_s = now() - t0;
       auto first = next;
       for (size_t i = 0; i < budgets.size(); ++i) {
         KVCache compressed = cache.clone();
-        t0 = now();
+        double t0 = now();
         auto report = sessions[i]->finish(compressed);
         (void)compressed.keys(0).sum().item<float>();
         const double compress_s = now() - t0;
@@ -212,11 +231,11 @@ int main(int argc, char** argv) try {
         std::cout << fmt::format(
                          "RESULT impl=ripplekv-snapkv shape={} dtype={} tokens={} budget={} decode_ms={:.2f} "
                          "compress_ms={:.1f} compress_pct_of_prefill={:.2f} kv_kept_pct={:.1f}",
-                         shape.name, dname, t, budgets[i], ms, compress_s * 1e3, 100 * compress_s / prefill_s,
+                         shape.name, dname, t, budgets[i], ms, compress_s * 1e3, 100 * compress_s / hooked_s,
                          100.0 * report.kept_bytes / std::max<int64_t>(report.full_bytes, 1))
                   << std::endl;
       }
-      t0 = now();
+      const double t0 = now();
       for (int i = 0; i < decode_steps; ++i) {
         logits = model.decode(next.view({1, 1}).to(device), cache);
         next = logits.argmax(-1).cpu();
