@@ -158,14 +158,18 @@ at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int6
   const auto k = in.k.to(at::kFloat);
   const double scale = std::sqrt(static_cast<double>(d));
   auto total = at::zeros({b, hq, tk}, in.q.options().dtype(at::kFloat));
-  const auto options = in.q_pos.options();
+  // Every key before a chunk's first query is visible to the whole chunk, so only the chunk's
+  // own n x n diagonal block needs the causal mask (strictly above the diagonal is hidden).
+  at::Tensor hidden_block;
   for (int64_t s = tq - window; s < tq; s += chunk) {
     const int64_t n = std::min(chunk, tq - s);
     const int64_t keys = tk - tq + s + n;
     auto q = in.q.narrow(2, s, n).to(at::kFloat).reshape({b, hkv, n_rep * n, d});
     auto scores = at::matmul(q, k.narrow(2, 0, keys).transpose(-1, -2)).div_(scale).view({b, hq, n, keys});
-    const auto visible = at::arange(keys, options).view({1, keys}) <= at::arange(tk - tq + s, tk - tq + s + n, options).view({n, 1});
-    scores.masked_fill_(visible.logical_not(), -std::numeric_limits<float>::infinity());
+    if (!hidden_block.defined() || hidden_block.size(0) != n) {
+      hidden_block = at::ones({n, n}, in.q_pos.options().dtype(at::kBool)).triu(1);
+    }
+    scores.narrow(-1, keys - n, n).masked_fill_(hidden_block, -std::numeric_limits<float>::infinity());
     total.narrow(2, 0, keys).add_(at::softmax(scores, -1).sum(2));
   }
   return total;

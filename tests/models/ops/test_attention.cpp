@@ -126,6 +126,20 @@ TEST_CASE("Column sums: the prefill fast path equals the general position-masked
       const auto fast = attention_column_sums(in, window, chunk);
       REQUIRE(fast.sizes() == at::IntArrayRef({2, 6, 17}));
       CHECK(at::allclose(fast, attention_column_sums(general, window, chunk), 1e-5, 1e-6));
+      // Masking only each chunk's diagonal block changes no bit: the same chunked scores with
+      // the causal mask over every key give exactly the same sums.
+      const int64_t tq = 13, tk = 17;
+      auto full_mask = at::zeros({2, 6, tk}, at::kFloat);
+      const auto kf = in.k.to(at::kFloat);
+      for (int64_t s = tq - window; s < tq; s += chunk) {
+        const int64_t n = std::min(chunk, tq - s), keys = tk - tq + s + n;
+        auto q = in.q.narrow(2, s, n).to(at::kFloat).reshape({2, 2, 3 * n, 8});
+        auto scores = at::matmul(q, kf.narrow(2, 0, keys).transpose(-1, -2)).div_(std::sqrt(8.0)).view({2, 6, n, keys});
+        const auto visible = at::arange(keys).view({1, keys}) <= at::arange(tk - tq + s, tk - tq + s + n).view({n, 1});
+        scores.masked_fill_(visible.logical_not(), -std::numeric_limits<float>::infinity());
+        full_mask.narrow(2, 0, keys).add_(at::softmax(scores, -1).sum(2));
+      }
+      CHECK(at::equal(fast, full_mask));
     }
   }
   CHECK_THROWS_WITH(attention_column_sums(in, 5, 0), Catch::Contains("chunk must be >= 1"));
