@@ -23,13 +23,19 @@ RIPPLEKV_AVX512 inline __m512 load16(const at::BFloat16* p) { return load_bf16x1
 
 constexpr int64_t kKeyBlock = 256;
 constexpr int64_t kMaxHeadDim = 256;
+// float32 lanes of ATen's widest CPU vector (AVX-512; 8 with AVX2): its softmax reduces rows at
+// least one vector long as vectors, shorter ones lane by lane.
+constexpr int64_t kSoftmaxVector = 16;
 
 // scores[bh, r, j] for the keys of block `blk` of sequence-head bh.
+// A row padded on the left by `shift` slots is stored rotated: key j at j - shift, the padding
+// at the end (see run()).
 template <typename T>
 RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_stride, const bool* mask, float* scores,
-                                 int64_t r_len, int64_t d, int64_t t_len, int64_t j0, int64_t j1, float scale) {
+                                 int64_t r_len, int64_t d, int64_t t_len, int64_t j0, int64_t j1, float scale,
+                                 int64_t shift) {
   for (int64_t j = j0; j < j1; ++j) {
-    float* out = scores + j;
+    float* out = scores + (j >= shift ? j - shift : j - shift + t_len);
     if (mask && !mask[j]) {
       for (int64_t r = 0; r < r_len; ++r) out[r * t_len] = -std::numeric_limits<float>::infinity();
       continue;
@@ -46,21 +52,22 @@ RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_strid
   }
 }
 
-// out[r, c0 .. c0 + 16 * lanes) = sum_j probs[r, j] * v[j, c0 ..] for all r.
+// out[r, c0 .. c0 + 16 * lanes) = sum_j probs[r, j - shift] * v[j, c0 ..] for all r, over the
+// keys j from `shift` on (the padding slots before them carry probability 0).
 template <typename T>
 RIPPLEKV_AVX512 void weigh_values(const float* probs, const T* v, int64_t v_row_stride, float* out, int64_t r_len,
-                                  int64_t d, int64_t t_len, int64_t c0, int64_t lanes) {
+                                  int64_t d, int64_t t_len, int64_t c0, int64_t lanes, int64_t shift) {
   constexpr int kMaxR = 16;
   for (int64_t r_start = 0; r_start < r_len; r_start += kMaxR) {
     const int64_t rs = std::min<int64_t>(kMaxR, r_len - r_start);
     __m512 acc[kMaxR][2];
     for (int64_t r = 0; r < rs; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t j = 0; j < t_len; ++j) {
+    for (int64_t j = shift; j < t_len; ++j) {
       const T* vr = v + j * v_row_stride + c0;
       const __m512 v0 = load16(vr);
       const __m512 v1 = lanes > 1 ? load16(vr + 16) : _mm512_setzero_ps();
       for (int64_t r = 0; r < rs; ++r) {
-        const __m512 p = _mm512_set1_ps(probs[(r_start + r) * t_len + j]);
+        const __m512 p = _mm512_set1_ps(probs[(r_start + r) * t_len + j - shift]);
         acc[r][0] = _mm512_fmadd_ps(p, v0, acc[r][0]);
         if (lanes > 1) acc[r][1] = _mm512_fmadd_ps(p, v1, acc[r][1]);
       }
@@ -85,6 +92,18 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
   const float* qp = qf.data_ptr<float>();
   float* sp = scores.data_ptr<float>();
   const bool* mp = mask.defined() ? mask.data_ptr<bool>() : nullptr;
+  // A batch pads shorter sequences on the left (masked slots). Each such row of scores is
+  // stored rotated, its keys first and the padding (-inf) last, and the values are weighed from
+  // its first key on: the softmax then reduces the same values in the same lanes as for the
+  // sequence decoded alone (zeros added for the padding change no sum), so a batched row has
+  // exactly the bits of the one-sequence result. A mask that is not a padded prefix is used as is.
+  std::vector<int64_t> shift(static_cast<std::size_t>(b), 0);
+  for (int64_t bi = 0; mp && bi < b; ++bi) {
+    const bool* row = mp + bi * mask.stride(0);
+    int64_t pad = 0;
+    while (pad < t_len && !row[pad]) ++pad;
+    if (pad < t_len && std::all_of(row + pad, row + t_len, [](bool x) { return x; })) shift[static_cast<std::size_t>(bi)] = pad;
+  }
   const int64_t blocks = (t_len + kKeyBlock - 1) / kKeyBlock;
   at::parallel_for(0, bh * blocks, 1, [&](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
@@ -92,10 +111,19 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
       const T* kb = kp + bi * k.stride(0) + hi * k.stride(1);
       score_block(qp + i * r_len * d, kb, k.stride(2), mp ? mp + bi * mask.stride(0) : nullptr,
                   sp + i * r_len * t_len, r_len, d, t_len, blk * kKeyBlock, std::min(t_len, (blk + 1) * kKeyBlock),
-                  scale);
+                  scale, shift[static_cast<std::size_t>(bi)]);
     }
   });
   const auto probs = at::softmax(scores, -1);
+  // A row shorter than one vector register is reduced lane by lane, not as a vector: redo a
+  // padded sequence whose keys are that few on its keys alone (rare: few keys in a layer).
+  for (int64_t bi = 0; bi < b; ++bi) {
+    const int64_t s0 = shift[static_cast<std::size_t>(bi)], keys = t_len - s0;
+    if (s0 == 0 || keys >= kSoftmaxVector) continue;
+    auto rows = probs.narrow(0, bi * h, h);
+    rows.narrow(2, 0, keys).copy_(at::softmax(scores.narrow(0, bi * h, h).narrow(2, 0, keys).contiguous(), -1));
+    rows.narrow(2, keys, s0).zero_();
+  }
   const float* pp = probs.data_ptr<float>();
   auto out = at::empty({b, h, r_len, d}, q.options().dtype(at::kFloat));
   float* op = out.data_ptr<float>();
@@ -106,7 +134,7 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
       const int64_t i = u / slices, c = u % slices, bi = i / h, hi = i % h;
       const T* vb = vp + bi * v.stride(0) + hi * v.stride(1);
       weigh_values(pp + i * r_len * t_len, vb, v.stride(2), op + i * r_len * d, r_len, d, t_len, c * slice,
-                   slice / 16);
+                   slice / 16, shift[static_cast<std::size_t>(bi)]);
     }
   });
   return out.to(q.scalar_type());

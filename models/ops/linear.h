@@ -5,7 +5,10 @@
 //    product of its own rows (the same BLAS kernel; each output is the same dot product);
 //  - bfloat16: an AVX-512 kernel reads W once, widening to float32 and accumulating there
 //    (as oneDNN does), then rounds to bfloat16; a CPU without AVX-512 takes at::linear.
-// Everything else (several rows, other dtypes, other devices) is at::linear.
+// One token of each of several sequences (x [B, 1, K], a batched decode step) in bfloat16 takes
+// the same kernel row by row, so each sequence's output has exactly the bits it has alone
+// (batched and one-at-a-time greedy decoding agree); W is still read once per step.
+// Everything else (prompts, float32 batches, other dtypes, other devices) is at::linear.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -16,5 +19,7 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b 
 
 // Whether linear() takes its single-row path for these operands (for tests and benchmarks).
 bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w);
+// Whether linear() takes its batched-decode path (bfloat16, x [B, 1, K] with B > 1).
+bool linear_uses_batch_kernel(const at::Tensor& x, const at::Tensor& w);
 
 }  // namespace ripplekv::ops
