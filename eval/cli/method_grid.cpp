@@ -45,9 +45,9 @@ void add_method_grid_options(po::options_description& desc, std::string& methods
        "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
       ("budgets", po::value<std::string>(&budgets)->default_value(""), "with --methods: comma-separated budgets")
       ("decode", po::value<std::string>(&decode)->default_value("batched"),
-       "batched: a sample's variants decode together, grouped by cache length (fast); sequential: one after "
-       "another, byte for byte what single-method runs write (batched bfloat16 arithmetic rounds differently, so "
-       "a prediction can differ after a near-tie)");
+       "batched: a sample's variants decode together, grouped by cache length (fast; bfloat16 on an AVX-512 CPU "
+       "gives exactly the sequential bits, float32 batches and other CPUs round differently, so a prediction can "
+       "differ after a near-tie); sequential: one after another, byte for byte what single-method runs write");
 }
 
 bool parse_decode_mode(const std::string& decode) {
