@@ -9,6 +9,7 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/llama/test_real_models.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/test_kv_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_attention.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/test_linear.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/test_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/test_batched_decode.cpp
 )

@@ -1,0 +1,93 @@
+// The decode kernels' batch invariance (models/ops/linear.cpp, models/ops/decode_attention.cpp):
+// a bfloat16 batch of single tokens gives each sequence exactly the bits it gets alone, for
+// shapes the real-model test does not reach (K not a multiple of 16, N not a multiple of 4,
+// biases, any thread count; padded attention rows of every length around a vector and across
+// a key block).
+#include "catch_torch.h"
+
+#include <ATen/Parallel.h>
+
+#include "models/ops/cpu_features.h"
+#include "models/ops/decode_attention.h"
+#include "models/ops/linear.h"
+
+using namespace ripplekv;
+
+TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops][linear]") {
+  if (!ops::cpu_has_avx512()) {
+    WARN("no AVX-512 on this CPU: both shapes take at::linear; nothing of the batch kernel to test");
+    return;
+  }
+  at::manual_seed(21);
+  const int before = at::get_num_threads();
+  for (int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    for (int64_t k : {64, 100, 577}) {
+      for (int64_t n : {64, 70, 203}) {
+        const auto w = at::randn({n, k}).to(at::kBFloat16);
+        const auto bias = at::randn({n}).to(at::kBFloat16);
+        for (int64_t rows : {2, 3, 5, 9}) {
+          const auto x = at::randn({rows, 1, k}).to(at::kBFloat16);
+          REQUIRE(ops::linear_uses_batch_kernel(x, w));
+          for (bool with_bias : {false, true}) {
+            INFO("threads " << threads << " k " << k << " n " << n << " rows " << rows << " bias " << with_bias);
+            const at::Tensor b = with_bias ? bias : at::Tensor();
+            const auto batched = ops::linear(x, w, b);
+            REQUIRE(batched.sizes() == at::IntArrayRef({rows, 1, n}));
+            for (int64_t r = 0; r < rows; ++r) {
+              const auto one = x.narrow(0, r, 1);
+              REQUIRE(ops::linear_uses_row_kernel(one, w));
+              CHECK(at::equal(batched[r], ops::linear(one, w, b)[0]));
+            }
+            // And within bfloat16 rounding of the float64 product.
+            auto exact = at::matmul(x.to(at::kDouble), w.to(at::kDouble).t());
+            if (with_bias) exact = exact + b.to(at::kDouble);
+            CHECK((batched.to(at::kDouble) - exact).abs().max().item<double>() <=
+                  1e-2 * (1 + exact.abs().max().item<double>()));
+          }
+        }
+      }
+    }
+  }
+  at::set_num_threads(before);
+}
+
+TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", "[ops][attention]") {
+  if (!ops::cpu_has_avx512()) {
+    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
+    return;
+  }
+  at::manual_seed(22);
+  const int64_t hkv = 2, rep = 3, d = 64, t = 300;
+  // Sequence lengths around one vector of lanes (8, 16), a key block (256) and the whole row.
+  const std::vector<int64_t> lengths{1, 7, 8, 15, 16, 17, 40, 255, 257, 300};
+  const int64_t b = static_cast<int64_t>(lengths.size());
+  const auto q = at::randn({b, hkv, rep, d}).to(at::kBFloat16);
+  auto k = at::zeros({b, hkv, t, d}, at::kBFloat16);
+  auto v = at::zeros({b, hkv, t, d}, at::kBFloat16);
+  auto mask = at::zeros({b, 1, t}, at::kBool);
+  std::vector<at::Tensor> ks, vs;
+  for (int64_t i = 0; i < b; ++i) {
+    const int64_t n = lengths[static_cast<std::size_t>(i)];
+    ks.push_back(at::randn({1, hkv, n, d}).to(at::kBFloat16));
+    vs.push_back(at::randn({1, hkv, n, d}).to(at::kBFloat16));
+    k[i].narrow(1, t - n, n).copy_(ks.back()[0]);  // left padding, as KVCache::stack lays rows out
+    v[i].narrow(1, t - n, n).copy_(vs.back()[0]);
+    mask[i].narrow(1, t - n, n).fill_(true);
+  }
+  REQUIRE(ops::decode_attention_supported(q, k, v));
+  const auto batched = ops::decode_attention(q, k, v, mask);
+  for (int64_t i = 0; i < b; ++i) {
+    INFO("sequence of " << lengths[static_cast<std::size_t>(i)] << " keys");
+    const auto one = ops::decode_attention(q.narrow(0, i, 1), ks[static_cast<std::size_t>(i)], vs[static_cast<std::size_t>(i)], {});
+    CHECK(at::equal(batched[i], one[0]));
+  }
+  // A mask that is not a left padding (a hole in the middle) is applied as it is.
+  auto holed = mask.clone();
+  holed[b - 1].narrow(1, 100, 10).fill_(false);
+  const auto with_hole = ops::decode_attention(q, k, v, holed);
+  const auto kept = at::cat({ks.back().narrow(2, 0, 100), ks.back().narrow(2, 110, 190)}, 2);
+  const auto kept_v = at::cat({vs.back().narrow(2, 0, 100), vs.back().narrow(2, 110, 190)}, 2);
+  const auto expect = ops::decode_attention(q.narrow(0, b - 1, 1), kept, kept_v, {});
+  CHECK((with_hole[b - 1].to(at::kFloat) - expect[0].to(at::kFloat)).abs().max().item<float>() < 2e-2f);
+}
