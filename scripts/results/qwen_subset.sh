@@ -46,4 +46,6 @@ step fidelity "$OUT/fidelity/fidelity.csv" fidelity "$OUT/fidelity" \
 step "layer_mean profile" "$PL" profile "$PL" layer_mean
 step "layer_mean fidelity" "$OUT/fidelity_layer_mean/fidelity.csv" fidelity "$OUT/fidelity_layer_mean" \
   "ripple@profile=$PL,ratio=1.5,ripple@profile=$PL,ratio=2"
-"$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" --out "$OUT/tables"
+step "layer_mean fidelity r=4" "$OUT/fidelity_layer_mean_r4/fidelity.csv" fidelity "$OUT/fidelity_layer_mean_r4" \
+  "ripple@profile=$PL,ratio=4"
+"$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
