@@ -13,55 +13,19 @@ namespace {
 
 #if defined(__x86_64__)
 
-// y[r] = dot(w[r, :], x) for r in [r0, r1); w bfloat16 [N, K] row-major, x float32 [K].
-// Four rows at a time share each load of x; float32 accumulators, 16 lanes each.
-RIPPLEKV_AVX512 void gemv_bf16_rows(const uint16_t* w, const float* x,
-                                                                           float* y, int64_t r0, int64_t r1,
-                                                                           int64_t k_len) {
+// dot(w, x) for one weight row w (bfloat16, k_len) and x float32: float32 accumulators, 16 lanes.
+RIPPLEKV_AVX512 float dot_bf16(const uint16_t* w, const float* x, int64_t k_len) {
   const int64_t k_main = k_len / 16 * 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (k_len - k_main)) - 1u);
-  int64_t r = r0;
-  for (; r + 4 <= r1; r += 4) {
-    const uint16_t* w0 = w + r * k_len;
-    const uint16_t* w1 = w0 + k_len;
-    const uint16_t* w2 = w1 + k_len;
-    const uint16_t* w3 = w2 + k_len;
-    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-    for (int64_t k = 0; k < k_main; k += 16) {
-      const __m512 xv = _mm512_loadu_ps(x + k);
-      a0 = _mm512_fmadd_ps(load_bf16x16(w0 + k), xv, a0);
-      a1 = _mm512_fmadd_ps(load_bf16x16(w1 + k), xv, a1);
-      a2 = _mm512_fmadd_ps(load_bf16x16(w2 + k), xv, a2);
-      a3 = _mm512_fmadd_ps(load_bf16x16(w3 + k), xv, a3);
-    }
-    if (tail) {
-      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + k_main);
-      a0 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w0 + k_main)), xv, a0);
-      a1 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w1 + k_main)), xv, a1);
-      a2 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w2 + k_main)), xv, a2);
-      a3 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w3 + k_main)), xv, a3);
-    }
-    y[r] = _mm512_reduce_add_ps(a0);
-    y[r + 1] = _mm512_reduce_add_ps(a1);
-    y[r + 2] = _mm512_reduce_add_ps(a2);
-    y[r + 3] = _mm512_reduce_add_ps(a3);
-  }
-  for (; r < r1; ++r) {
-    const uint16_t* wr = w + r * k_len;
-    __m512 a = _mm512_setzero_ps();
-    for (int64_t k = 0; k < k_main; k += 16) {
-      a = _mm512_fmadd_ps(load_bf16x16(wr + k), _mm512_loadu_ps(x + k), a);
-    }
-    if (tail) {
-      a = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, wr + k_main)), _mm512_maskz_loadu_ps(tail, x + k_main), a);
-    }
-    y[r] = _mm512_reduce_add_ps(a);
-  }
+  __m512 a = _mm512_setzero_ps();
+  for (int64_t k = 0; k < k_main; k += 16) a = _mm512_fmadd_ps(load_bf16x16(w + k), _mm512_loadu_ps(x + k), a);
+  if (tail) a = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w + k_main)), _mm512_maskz_loadu_ps(tail, x + k_main), a);
+  return _mm512_reduce_add_ps(a);
 }
-// The same dot products for MC inputs x_0 .. x_{MC-1} (rows of x, stride k_len) and 4 weight
-// rows from w: y[m * 4 + j] = dot(w[j, :], x_m), each with the exact fmadd sequence of
-// gemv_bf16_rows, so every output has its one-input bits. Each widened weight vector serves
-// all MC inputs from registers.
+// The same dot products for 4 weight rows from w and MC inputs x_0 .. x_{MC-1} (rows of x,
+// stride k_len): y[m * 4 + j] = dot(w[j, :], x_m), each with exactly dot_bf16's fmadd sequence,
+// so an output's bits do not depend on how many inputs share the block. Each widened weight
+// vector serves all MC inputs from registers.
 template <int MC>
 RIPPLEKV_AVX512 void gemm_bf16_4rows(const uint16_t* w, const float* x, float* y, int64_t k_len) {
   const int64_t k_main = k_len / 16 * 16;
@@ -110,40 +74,12 @@ at::Tensor linear_f32_rows(const at::Tensor& x, const at::Tensor& w) {
   return out;
 }
 
-// bfloat16 in and out: x is widened once (exactly), each output accumulated in float32, the
-// bias added there, and rounded to bfloat16 once (round to nearest even, as a cast does).
-at::Tensor linear_bf16_rows(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-#if defined(__x86_64__)
-  const auto xf = x.reshape({x.size(-1)}).to(at::kFloat).contiguous();
-  const int64_t n = w.size(0), k = w.size(1);
-  auto out = at::empty({n}, x.options());
-  at::Tensor bias = b.defined() ? b.to(at::kFloat).contiguous() : at::Tensor();
-  const auto* wp = reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>());
-  const float* xp = xf.data_ptr<float>();
-  const float* bp = bias.defined() ? bias.data_ptr<float>() : nullptr;
-  auto* yp = out.data_ptr<at::BFloat16>();
-  at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
-    float acc[256];
-    for (int64_t r = s; r < e; r += 256) {
-      const int64_t m = std::min<int64_t>(256, e - r);
-      gemv_bf16_rows(wp + r * k, xp, acc, 0, m, k);
-      for (int64_t i = 0; i < m; ++i) yp[r + i] = at::BFloat16(bp ? acc[i] + bp[r + i] : acc[i]);
-    }
-  });
-  return out;
-#else
-  (void)x;
-  (void)w;
-  (void)b;
-  return {};
-#endif
-}
-
-// Several sequences' single tokens (a batched decode step, x [B, 1, K]): each output is
-// computed exactly as linear_bf16_rows computes it for that sequence alone, so a batch gives
-// the same bits as decoding its sequences one at a time. Each block of 4 weight rows is read
-// from memory once and serves every sequence from cache.
-at::Tensor linear_bf16_batch(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+// One token of each of M sequences (x [M, K]; M = 1 when decoding one sequence), bfloat16 in
+// and out: x is widened once (exactly), each output accumulated in float32 by the same fmadd
+// sequence whatever M is, the bias added there, and rounded to bfloat16 once (round to nearest
+// even, as a cast does). So a batch gives the bits of decoding its sequences one at a time.
+// Each block of 4 weight rows is read from memory once and serves every sequence from cache.
+at::Tensor linear_bf16_tokens(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
 #if defined(__x86_64__)
   const int64_t n = w.size(0), k = w.size(1), m_len = x.numel() / k;
   const auto xf = x.reshape({m_len, k}).to(at::kFloat).contiguous();
@@ -166,9 +102,9 @@ at::Tensor linear_bf16_batch(const at::Tensor& x, const at::Tensor& w, const at:
     for (int64_t r = s; r < e; r += 4) {
       const int64_t rows = std::min<int64_t>(4, e - r);
       const uint16_t* wb = wp + r * k;
-      if (rows < 4) {  // a last partial block: one input at a time
+      if (rows < 4) {  // a chunk's last partial block: one dot product at a time
         for (int64_t m = 0; m < m_len; ++m) {
-          gemv_bf16_rows(wb, xp + m * k, acc, 0, rows, k);
+          for (int64_t i = 0; i < rows; ++i) acc[i] = dot_bf16(wb + i * k, xp + m * k, k);
           store(acc, m, 1, r, rows);
         }
         continue;
@@ -214,18 +150,14 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
 }
 
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  if (linear_uses_batch_kernel(x, w)) {
-    auto sizes = x.sizes().vec();
-    sizes.back() = w.size(0);
-    return linear_bf16_batch(x, w, b).view(sizes);
-  }
-  if (!linear_uses_row_kernel(x, w)) return at::linear(x, w, b);
+  const bool batch = linear_uses_batch_kernel(x, w);
+  if (!batch && !linear_uses_row_kernel(x, w)) return at::linear(x, w, b);
   at::Tensor y;
   if (x.scalar_type() == at::kFloat) {
     y = linear_f32_rows(x, w);
     if (b.defined()) y.add_(b);
   } else {
-    y = linear_bf16_rows(x, w, b);
+    y = linear_bf16_tokens(x, w, b);
   }
   auto sizes = x.sizes().vec();
   sizes.back() = w.size(0);
