@@ -1,22 +1,50 @@
 #pragma once
 // What the CPU kernels of models/ops need to know about the host: whether AVX-512 (F, BW, VL)
-// is there, and how a bfloat16 vector widens to float32. Header-only and torch-free; the
+// is there, whether it has the bfloat16 dot-product instruction (AVX512_BF16), and how a
+// bfloat16 vector widens to float32. Header-only and torch-free; the
 // vector helpers exist on x86-64 only and are compiled for AVX-512 whatever the build flags,
 // so callers must check cpu_has_avx512() before running them.
 
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define RIPPLEKV_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define RIPPLEKV_AVX512_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 #endif
 
 namespace ripplekv::ops {
 
+// The environment variable RIPPLEKV_CPU_ISA caps what the kernels use, as ATEN_CPU_CAPABILITY
+// does for ATen: `avx512` (no BF16 dot products: the float32-FMA arithmetic of older AVX-512
+// CPUs, bit for bit) or `none` (ATen's kernels only); unset or `avx512_bf16`, what the CPU has.
+// The bits of bfloat16 decoding depend on the arithmetic, so this reproduces on one CPU what
+// another computes.
+inline int cpu_isa_cap() {  // 0 none, 1 avx512, 2 avx512_bf16
+  static const int cap = [] {
+    const char* v = std::getenv("RIPPLEKV_CPU_ISA");
+    const std::string s = v ? v : "";
+    if (s.empty() || s == "avx512_bf16") return 2;
+    if (s == "avx512") return 1;
+    if (s == "none") return 0;
+    throw std::runtime_error("RIPPLEKV_CPU_ISA=" + s + " is not one of avx512_bf16, avx512, none (unset it to use what the CPU has)");
+  }();
+  return cap;
+}
+
 #if defined(__x86_64__)
 inline bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
+  static const bool has = cpu_isa_cap() >= 1 && __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return has;
+}
+
+// AVX512_BF16 (vdpbf16ps: 32 bfloat16 products per instruction into 16 float32 sums).
+inline bool cpu_has_avx512_bf16() {
+  static const bool has = cpu_isa_cap() >= 2 && cpu_has_avx512() && __builtin_cpu_supports("avx512bf16");
   return has;
 }
 
@@ -31,6 +59,7 @@ RIPPLEKV_AVX512 inline __m512 load_bf16x16(const void* p) {
 }
 #else
 inline bool cpu_has_avx512() { return false; }
+inline bool cpu_has_avx512_bf16() { return false; }
 #endif
 
 }  // namespace ripplekv::ops

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "models/ops/cpu_features.h"
 
@@ -13,46 +14,74 @@ namespace {
 
 #if defined(__x86_64__)
 
-// dot(w, x) for one weight row w (bfloat16, k_len) and x float32: float32 accumulators, 16 lanes.
-RIPPLEKV_AVX512 float dot_bf16(const uint16_t* w, const float* x, int64_t k_len) {
-  const int64_t k_main = k_len / 16 * 16;
-  const __mmask16 tail = static_cast<__mmask16>((1u << (k_len - k_main)) - 1u);
-  __m512 a = _mm512_setzero_ps();
-  for (int64_t k = 0; k < k_main; k += 16) a = _mm512_fmadd_ps(load_bf16x16(w + k), _mm512_loadu_ps(x + k), a);
-  if (tail) a = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(tail, w + k_main)), _mm512_maskz_loadu_ps(tail, x + k_main), a);
-  return _mm512_reduce_add_ps(a);
-}
-// The same dot products for 4 weight rows from w and MC inputs x_0 .. x_{MC-1} (rows of x,
-// stride k_len): y[m * 4 + j] = dot(w[j, :], x_m), each with exactly dot_bf16's fmadd sequence,
-// so an output's bits do not depend on how many inputs share the block. Each widened weight
-// vector serves all MC inputs from registers.
-template <int MC>
-RIPPLEKV_AVX512 void gemm_bf16_4rows(const uint16_t* w, const float* x, float* y, int64_t k_len) {
-  const int64_t k_main = k_len / 16 * 16;
-  const __mmask16 tail = static_cast<__mmask16>((1u << (k_len - k_main)) - 1u);
-  const uint16_t* wr[4] = {w, w + k_len, w + 2 * k_len, w + 3 * k_len};
-  __m512 acc[MC][4];
-  for (int m = 0; m < MC; ++m) {
-    for (int j = 0; j < 4; ++j) acc[m][j] = _mm512_setzero_ps();
+// Two arithmetics for dot products of bfloat16 weight rows with one token's activations, both
+// summed in float32 vectors and reduced at the end. Each gives an output one fixed instruction
+// sequence, whatever the number of inputs sharing a weight block, so a batch gets the bits of
+// its sequences decoded one at a time. The kernels below are compiled for AVX512_BF16 but run
+// Fp32Fma's instantiation on any AVX-512 CPU: it uses no BF16 instruction.
+//
+// Bf16Dot (CPUs with AVX512_BF16): vdpbf16ps, 32 products per instruction into 16 lanes; lane l
+// sums elements 2l and 2l + 1 of each 32. A product of two bfloat16 is exact in float32;
+// denormal inputs count as zero (no activation or weight of a trained model is one).
+struct Bf16Dot {
+  static constexpr int64_t kStep = 32;
+  using X = uint16_t;  // the activations stay bfloat16
+  using Vec = __m512bh;
+  RIPPLEKV_AVX512_BF16 static Vec load(const uint16_t* p) { return (Vec)_mm512_loadu_si512(p); }
+  RIPPLEKV_AVX512_BF16 static Vec load_tail(const uint16_t* p, uint32_t mask) {
+    return (Vec)_mm512_maskz_loadu_epi16(mask, p);
   }
-  for (int64_t k = 0; k < k_main; k += 16) {
-    __m512 wv[4];
-    for (int j = 0; j < 4; ++j) wv[j] = load_bf16x16(wr[j] + k);
+  RIPPLEKV_AVX512_BF16 static Vec load_x(const X* p) { return load(p); }
+  RIPPLEKV_AVX512_BF16 static Vec load_x_tail(const X* p, uint32_t mask) { return load_tail(p, mask); }
+  RIPPLEKV_AVX512_BF16 static __m512 madd(__m512 acc, Vec w, Vec x) { return _mm512_dpbf16_ps(acc, w, x); }
+};
+// Fp32Fma (AVX-512 without BF16): weights widened to float32 (exactly), activations widened once
+// per call, one fmadd per product; lane l sums the elements l, l + 16, ...
+struct Fp32Fma {
+  static constexpr int64_t kStep = 16;
+  using X = float;
+  using Vec = __m512;
+  RIPPLEKV_AVX512_BF16 static Vec load(const uint16_t* p) { return load_bf16x16(p); }
+  RIPPLEKV_AVX512_BF16 static Vec load_tail(const uint16_t* p, uint32_t mask) {
+    return widen_bf16(_mm256_maskz_loadu_epi16(static_cast<__mmask16>(mask), p));
+  }
+  RIPPLEKV_AVX512_BF16 static Vec load_x(const X* p) { return _mm512_loadu_ps(p); }
+  RIPPLEKV_AVX512_BF16 static Vec load_x_tail(const X* p, uint32_t mask) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>(mask), p);
+  }
+  RIPPLEKV_AVX512_BF16 static __m512 madd(__m512 acc, Vec w, Vec x) { return _mm512_fmadd_ps(w, x, acc); }
+};
+
+// y[m * R + j] = dot(w[j, :], x_m) for R weight rows from w (R = 4, or 1 for a thread chunk's
+// last partial block) and MC inputs x_0 .. x_{MC-1} (rows of x, stride k_len). Each loaded
+// weight vector serves all MC inputs from registers; every output has A's instruction sequence
+// for its own row and input, the same for any MC.
+template <class A, int R, int MC>
+RIPPLEKV_AVX512_BF16 void dot_rows(const uint16_t* w, const typename A::X* x, float* y, int64_t k_len) {
+  const int64_t k_main = k_len / A::kStep * A::kStep;
+  const uint32_t tail = static_cast<uint32_t>((uint64_t{1} << (k_len - k_main)) - 1u);
+  __m512 acc[MC][R];
+  for (int m = 0; m < MC; ++m) {
+    for (int j = 0; j < R; ++j) acc[m][j] = _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < k_main; k += A::kStep) {
+    typename A::Vec wv[R];
+    for (int j = 0; j < R; ++j) wv[j] = A::load(w + j * k_len + k);
     for (int m = 0; m < MC; ++m) {
-      const __m512 xv = _mm512_loadu_ps(x + m * k_len + k);
-      for (int j = 0; j < 4; ++j) acc[m][j] = _mm512_fmadd_ps(wv[j], xv, acc[m][j]);
+      const auto xv = A::load_x(x + m * k_len + k);
+      for (int j = 0; j < R; ++j) acc[m][j] = A::madd(acc[m][j], wv[j], xv);
     }
   }
   if (tail) {
-    __m512 wv[4];
-    for (int j = 0; j < 4; ++j) wv[j] = widen_bf16(_mm256_maskz_loadu_epi16(tail, wr[j] + k_main));
+    typename A::Vec wv[R];
+    for (int j = 0; j < R; ++j) wv[j] = A::load_tail(w + j * k_len + k_main, tail);
     for (int m = 0; m < MC; ++m) {
-      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + m * k_len + k_main);
-      for (int j = 0; j < 4; ++j) acc[m][j] = _mm512_fmadd_ps(wv[j], xv, acc[m][j]);
+      const auto xv = A::load_x_tail(x + m * k_len + k_main, tail);
+      for (int j = 0; j < R; ++j) acc[m][j] = A::madd(acc[m][j], wv[j], xv);
     }
   }
   for (int m = 0; m < MC; ++m) {
-    for (int j = 0; j < 4; ++j) y[m * 4 + j] = _mm512_reduce_add_ps(acc[m][j]);
+    for (int j = 0; j < R; ++j) y[m * R + j] = _mm512_reduce_add_ps(acc[m][j]);
   }
 }
 #endif
@@ -74,25 +103,27 @@ at::Tensor linear_f32_rows(const at::Tensor& x, const at::Tensor& w) {
   return out;
 }
 
+#if defined(__x86_64__)
 // One token of each of M sequences (x [M, K]; M = 1 when decoding one sequence), bfloat16 in
-// and out: x is widened once (exactly), each output accumulated in float32 by the same fmadd
+// and out, with arithmetic A: each output accumulated in float32 by the same instruction
 // sequence whatever M is, the bias added there, and rounded to bfloat16 once (round to nearest
 // even, as a cast does). So a batch gives the bits of decoding its sequences one at a time.
 // Each block of 4 weight rows is read from memory once and serves every sequence from cache.
+template <class A>
 at::Tensor linear_bf16_tokens(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-#if defined(__x86_64__)
   const int64_t n = w.size(0), k = w.size(1), m_len = x.numel() / k;
-  const auto xf = x.reshape({m_len, k}).to(at::kFloat).contiguous();
+  constexpr bool widen_x = std::is_same_v<typename A::X, float>;
+  const auto xs = x.reshape({m_len, k}).to(widen_x ? at::kFloat : at::kBFloat16).contiguous();
   auto out = at::empty({m_len, n}, x.options());
   at::Tensor bias = b.defined() ? b.to(at::kFloat).contiguous() : at::Tensor();
   const auto* wp = reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>());
-  const float* xp = xf.data_ptr<float>();
+  const auto* xp = static_cast<const typename A::X*>(xs.data_ptr());
   const float* bp = bias.defined() ? bias.data_ptr<float>() : nullptr;
   auto* yp = out.data_ptr<at::BFloat16>();
   auto store = [&](const float* acc, int64_t m0, int64_t mc, int64_t r, int64_t rows) {
     for (int64_t m = 0; m < mc; ++m) {
       for (int64_t i = 0; i < rows; ++i) {
-        const float v = acc[m * 4 + i];
+        const float v = acc[m * rows + i];
         yp[(m0 + m) * n + r + i] = at::BFloat16(bp ? v + bp[r + i] : v);
       }
     }
@@ -100,37 +131,33 @@ at::Tensor linear_bf16_tokens(const at::Tensor& x, const at::Tensor& w, const at
   at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
     float acc[16];
     for (int64_t r = s; r < e; r += 4) {
-      const int64_t rows = std::min<int64_t>(4, e - r);
       const uint16_t* wb = wp + r * k;
-      if (rows < 4) {  // a chunk's last partial block: one dot product at a time
-        for (int64_t m = 0; m < m_len; ++m) {
-          for (int64_t i = 0; i < rows; ++i) acc[i] = dot_bf16(wb + i * k, xp + m * k, k);
-          store(acc, m, 1, r, rows);
+      if (e - r < 4) {  // a chunk's last partial block: one row at a time
+        for (int64_t i = 0; r + i < e; ++i) {
+          for (int64_t m = 0; m < m_len; ++m) {
+            dot_rows<A, 1, 1>(wb + i * k, xp + m * k, acc, k);
+            store(acc, m, 1, r + i, 1);
+          }
         }
         continue;
       }
       int64_t m = 0;
       for (; m + 4 <= m_len; m += 4) {
-        gemm_bf16_4rows<4>(wb, xp + m * k, acc, k);
+        dot_rows<A, 4, 4>(wb, xp + m * k, acc, k);
         store(acc, m, 4, r, 4);
       }
       switch (m_len - m) {
-        case 3: gemm_bf16_4rows<3>(wb, xp + m * k, acc, k); break;
-        case 2: gemm_bf16_4rows<2>(wb, xp + m * k, acc, k); break;
-        case 1: gemm_bf16_4rows<1>(wb, xp + m * k, acc, k); break;
+        case 3: dot_rows<A, 4, 3>(wb, xp + m * k, acc, k); break;
+        case 2: dot_rows<A, 4, 2>(wb, xp + m * k, acc, k); break;
+        case 1: dot_rows<A, 4, 1>(wb, xp + m * k, acc, k); break;
         default: break;
       }
       if (m < m_len) store(acc, m, m_len - m, r, 4);
     }
   });
   return out;
-#else
-  (void)x;
-  (void)w;
-  (void)b;
-  return {};
-#endif
 }
+#endif
 
 }  // namespace
 
@@ -157,7 +184,9 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
     y = linear_f32_rows(x, w);
     if (b.defined()) y.add_(b);
   } else {
-    y = linear_bf16_tokens(x, w, b);
+#if defined(__x86_64__)
+    y = cpu_has_avx512_bf16() ? linear_bf16_tokens<Bf16Dot>(x, w, b) : linear_bf16_tokens<Fp32Fma>(x, w, b);
+#endif
   }
   auto sizes = x.sizes().vec();
   sizes.back() = w.size(0);

@@ -3,8 +3,9 @@
 // and bfloat16 at about half the memory bandwidth, and the product is bound by reading W, so:
 //  - float32: the output rows are split across the intra-op threads, each a matrix-vector
 //    product of its own rows (the same BLAS kernel; each output is the same dot product);
-//  - bfloat16: an AVX-512 kernel reads W once, widening to float32 and accumulating there
-//    (as oneDNN does), then rounds to bfloat16; a CPU without AVX-512 takes at::linear.
+//  - bfloat16: an AVX-512 kernel reads W once and accumulates in float32, then rounds to
+//    bfloat16: with the bfloat16 dot-product instruction where the CPU has it (AVX512_BF16,
+//    as oneDNN does), else by widening to float32; a CPU without AVX-512 takes at::linear.
 // One token of each of several sequences (x [B, 1, K], a batched decode step) in bfloat16 takes
 // the same kernel row by row, so each sequence's output has exactly the bits it has alone
 // (batched and one-at-a-time greedy decoding agree); W is still read once per step.

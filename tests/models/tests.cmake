@@ -10,6 +10,12 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cache/test_kv_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_linear.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/test_column_sums.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/test_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/test_batched_decode.cpp
 )
+
+# The batch-invariance tests ([isa]) again with the kernels capped at AVX-512 without BF16: the
+# float32-FMA arithmetic of CPUs without the bfloat16 dot product, tested on one that has it.
+catch_discover_tests(test_models TEST_SPEC "[isa]~[long]" TEST_PREFIX "test_models/avx512:"
+  EXTRA_ARGS --warn NoTests PROPERTIES LABELS "test_models" ENVIRONMENT "RIPPLEKV_CPU_ISA=avx512")

@@ -154,7 +154,7 @@ TEST_CASE("batched decode equals one-at-a-time decode on a tiny HF model", "[gen
   check_batched_equals_single(*model);
 }
 
-TEST_CASE("batched bfloat16 decode gives the one-at-a-time logits bit for bit on SmolLM2-135M", "[generation]") {
+TEST_CASE("batched bfloat16 decode gives the one-at-a-time logits bit for bit on SmolLM2-135M", "[generation][isa]") {
   // bfloat16 greedy decoding of a real model often meets near-ties, so a batch whose arithmetic
   // rounds differently from one row changes predictions (about a third of LongBench answers
   // did before the batched-decode kernels). With them every row's logits have the same bits.

@@ -13,7 +13,7 @@
 
 using namespace ripplekv;
 
-TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops][linear]") {
+TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops][linear][isa]") {
   if (!ops::cpu_has_avx512()) {
     WARN("no AVX-512 on this CPU: both shapes take at::linear; nothing of the batch kernel to test");
     return;
@@ -52,7 +52,7 @@ TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops]
   at::set_num_threads(before);
 }
 
-TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", "[ops][attention]") {
+TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", "[ops][attention][isa]") {
   if (!ops::cpu_has_avx512()) {
     WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
     return;
