@@ -1,5 +1,6 @@
 #include "models/ops/ops.h"
 
+#include "models/ops/column_sums.h"
 #include "models/ops/decode_attention.h"
 #include "models/ops/linear.h"
 
@@ -147,6 +148,8 @@ at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int6
     }
     return total;
   }
+  // A bfloat16 prompt on a CPU with AVX512_BF16: one fused pass (models/ops/column_sums.h).
+  if (column_sums_fused_supported(in.q, in.k)) return column_sums_fused(in.q, in.k, window);
   // Keys 0..Tk-1 in order, the queries the last Tq of them (a prompt's prefill): the queries of
   // a chunk ending at query e see only the first Tk - Tq + e keys, so each chunk's scores cover
   // those alone (about half the work of masking all Tk), with the causal rule as one [n, keys]

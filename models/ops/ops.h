@@ -53,7 +53,8 @@ at::Tensor causal_attention(const AttentionInputs& in);
 at::Tensor window_attention_probs(const AttentionInputs& in, int64_t window);
 
 // The same probabilities summed over the last `window` queries, [B, Hq, Tk] float32, computed
-// `chunk` queries at a time (window may be all queries: H2O's accumulated attention).
+// `chunk` queries at a time (window may be all queries: H2O's accumulated attention). A
+// bfloat16 prompt on a CPU with AVX512_BF16 takes the fused kernel of column_sums.h instead.
 at::Tensor attention_column_sums(const AttentionInputs& in, int64_t window, int64_t chunk = 256);
 
 }  // namespace ripplekv::ops
