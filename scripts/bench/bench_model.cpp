@@ -24,6 +24,7 @@
 #include "models/generation/generate.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
+#include "op_profile.h"
 #include "random_model.h"
 
 using namespace ripplekv;
@@ -115,6 +116,7 @@ int main(int argc, char** argv) try {
   std::string shape_s = "tinyllama", lengths_s = "2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu",
               budgets_s = "128,512", variants_s = "1,4,16,25";
   int threads = 0, decode_steps = 16, prefill_repeats = 3;
+  bool op_profile = false;
   int64_t layers = 0, variant_budget = 256;
   po::options_description desc("ripplekv_bench options");
   desc.add_options()("help,h", "help")("shape", po::value(&shape_s)->default_value(shape_s),
@@ -132,7 +134,9 @@ int main(int argc, char** argv) try {
       "variants", po::value(&variants_s)->default_value(variants_s),
       "batch sizes V of the batched-variant decode step (empty: none)")(
       "variant-budget", po::value(&variant_budget)->default_value(variant_budget),
-      "mean cached tokens per layer of each variant's row");
+      "mean cached tokens per layer of each variant's row")(
+      "op-profile", po::bool_switch(&op_profile),
+      "after the V = 1 step, print where one decode step's time goes, ATen op by op");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   po::notify(vm);
@@ -273,6 +277,18 @@ int main(int argc, char** argv) try {
       std::sort(times.begin(), times.end());
       const double ms = times[times.size() / 2] * 1e3;
       if (v == 1) one_ms = ms;
+      if (v == 1 && op_profile) {
+        double total = 0;
+        {
+          bench::OpProfile profile;
+          for (int i = 0; i < steps; ++i) {
+            const double t0 = now();
+            tok = model.decode(tok, batch).argmax(-1).view({v, 1}).cpu().to(device);
+            total += now() - t0;
+          }
+        }
+        bench::OpProfile::print(total * 1e3 / steps, steps, std::cout);
+      }
       std::cout << fmt::format("RESULT impl=ripplekv-batch shape={} dtype={} rows={} budget={} step_ms={:.2f} "
                                "x_one_row={:.2f}",
                                shape.name, dname, v, variant_budget, ms, one_ms > 0 ? ms / one_ms : 0.0)
