@@ -10,6 +10,7 @@
 #include "eval/cli/command.h"
 #include "eval/cli/malloc_policy.h"
 #include "models/io/json_error.h"
+#include "models/ops/cpu_features.h"
 
 namespace {
 // LibTorch's errors carry a C++ stack trace after the message; the user needs the message.
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     try {
+      (void)ripplekv::ops::cpu_isa_cap();  // a bad RIPPLEKV_CPU_ISA is an error now, not mid-run
       return c.run(std::vector<std::string>(argv + 2, argv + argc));
     } catch (const ripplekv::cli::UsageError& e) {
       std::cerr << "error: " << e.what() << "\n";

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "models/ops/cpu_features.h"
@@ -127,6 +128,11 @@ bool column_sums_fused_supported(const at::Tensor& q, const at::Tensor& k) {
 }
 
 at::Tensor column_sums_fused(const at::Tensor& q, const at::Tensor& k, int64_t window) {
+  if (!column_sums_fused_supported(q, k)) {
+    throw std::invalid_argument("column_sums_fused: q and k must be CPU bfloat16 [B, H, T, D] with an even D, "
+                                "Hq a multiple of Hkv and Tq <= Tk, on a CPU with AVX512_BF16");
+  }
+  if (window < 1 || window > q.size(2)) throw std::invalid_argument("column_sums_fused: window must be in [1, Tq]");
 #if defined(__x86_64__)
   const int64_t b = q.size(0), hq = q.size(1), tq = q.size(2), d = q.size(3);
   const int64_t hkv = k.size(1), tk = k.size(2), pairs = d / 2, n_rep = hq / hkv;

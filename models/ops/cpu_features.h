@@ -22,7 +22,7 @@ namespace ripplekv::ops {
 // does for ATen: `avx512` (no BF16 dot products: the float32-FMA arithmetic of older AVX-512
 // CPUs, bit for bit) or `none` (ATen's kernels only); unset or `avx512_bf16`, what the CPU has.
 // The bits of bfloat16 decoding depend on the arithmetic, so this reproduces on one CPU what
-// another computes.
+// another computes. Programs call it once at start, so that a bad value is an error there.
 inline int cpu_isa_cap() {  // 0 none, 1 avx512, 2 avx512_bf16
   static const int cap = [] {
     const char* v = std::getenv("RIPPLEKV_CPU_ISA");
@@ -30,7 +30,8 @@ inline int cpu_isa_cap() {  // 0 none, 1 avx512, 2 avx512_bf16
     if (s.empty() || s == "avx512_bf16") return 2;
     if (s == "avx512") return 1;
     if (s == "none") return 0;
-    throw std::runtime_error("RIPPLEKV_CPU_ISA=" + s + " is not one of avx512_bf16, avx512, none (unset it to use what the CPU has)");
+    throw std::invalid_argument("RIPPLEKV_CPU_ISA=" + s +
+                                " is not one of avx512_bf16, avx512, none (unset it to use what the CPU has)");
   }();
   return cap;
 }

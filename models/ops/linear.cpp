@@ -179,6 +179,7 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
   const bool batch = linear_uses_batch_kernel(x, w);
   if (!batch && !linear_uses_row_kernel(x, w)) return at::linear(x, w, b);
+  if (b.defined() && (b.dim() != 1 || b.size(0) != w.size(0))) return at::linear(x, w, b);  // its error
   at::Tensor y;
   if (x.scalar_type() == at::kFloat) {
     y = linear_f32_rows(x, w);

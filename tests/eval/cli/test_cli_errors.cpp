@@ -46,6 +46,13 @@ TEST_CASE("Options that make no sense are refused", "[cli][bad-input]") {
   check_refused("generate " + stories() + " --prompt hi --selector cake --budget 64 --method-opt gamma=-1",
                 "gamma=-1 must be >= 0");
   check_refused("generate " + stories() + " --prompt hi --config " + scratch.string(), "is a folder");
+  {  // a bad kernel cap in the environment: refused at start, naming the variable and its values
+    const auto r = run_command("RIPPLEKV_CPU_ISA=avx9 " + std::string(RIPPLEKV_BINARY) + " generate " + stories() +
+                               " --prompt hi");
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("RIPPLEKV_CPU_ISA=avx9 is not one of avx512_bf16, avx512, none") != std::string::npos);
+  }
   check_refused("generate --model " + shared_data("stories260K/stories260K.bin") + " --prompt hi --threads 100000",
                 "--threads 100000");
   check_refused("generate " + stories() + " --prompt hi --max-new-tokens 600", "exceed the model's 512-token context");

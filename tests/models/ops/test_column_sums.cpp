@@ -83,5 +83,20 @@ TEST_CASE("Fused bfloat16 column sums equal double-precision sums and keep the s
       CHECK(at::equal(ops::attention_column_sums(in, window), ops::column_sums_fused(q, k, window)));
     }
   }
+  // The model's operands are views: q a transposed slice of the fused projection, k the first
+  // Tk slots of a cache buffer with room for more. They give the sums of contiguous copies.
   at::set_num_threads(before);
+  const auto qkv = at::randn({1, 40, (6 + 2 * 2) * 64}).to(at::kBFloat16);
+  const auto q_view = qkv.narrow(-1, 0, 6 * 64).view({1, 40, 6, 64}).transpose(1, 2);
+  const auto buffer = at::randn({1, 2, 100, 64}).to(at::kBFloat16);
+  const auto k_view = buffer.narrow(2, 0, 40);
+  REQUIRE_FALSE(q_view.is_contiguous());
+  REQUIRE_FALSE(k_view.is_contiguous());
+  CHECK(at::equal(ops::column_sums_fused(q_view, k_view, 40),
+                  ops::column_sums_fused(q_view.contiguous(), k_view.contiguous(), 40)));
+  CHECK(at::allclose(ops::column_sums_fused(q_view, k_view, 17).to(at::kDouble), reference_sums(q_view, k_view, 17),
+                     2e-5, 1e-7));
+  // Operands it does not serve are an error, not a wrong answer.
+  CHECK_THROWS_WITH(ops::column_sums_fused(q_view, k_view, 41), Catch::Contains("window must be in [1, Tq]"));
+  CHECK_THROWS_WITH(ops::column_sums_fused(f32, f32, 1), Catch::Contains("must be CPU bfloat16"));
 }
