@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <tuple>
 
 #include "models/ops/linear.h"
 #include "models/ops/ops.h"
+#include "models/ops/token_ops.h"
 
 namespace ripplekv {
 
@@ -96,11 +98,14 @@ at::Tensor LlamaModel::layer_forward(int64_t l, const at::Tensor& hidden_in, int
 
   auto x = ops::rms_norm(hidden, w.attn_norm, config_.rms_norm_eps);
   auto qkv = ops::linear(x, w.w_qkv, w.b_qkv);  // [B, T, (Hq + 2 Hkv) D]
-  auto q = qkv.narrow(-1, 0, hq * d).view({b, t, hq, d}).transpose(1, 2);
-  auto k = qkv.narrow(-1, hq * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
   auto v = qkv.narrow(-1, (hq + hkv) * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2);
-  q = ops::apply_rope(q, cos, sin);
-  k = ops::apply_rope(k, cos, sin);
+  at::Tensor q, k;
+  if (ops::rope_qk_token_supported(qkv, cos)) {  // decoding: one loop for q and k
+    std::tie(q, k) = ops::rope_qk_token(qkv, cos, sin, hq, hkv, d);
+  } else {
+    q = ops::apply_rope(qkv.narrow(-1, 0, hq * d).view({b, t, hq, d}).transpose(1, 2), cos, sin);
+    k = ops::apply_rope(qkv.narrow(-1, hq * d, hkv * d).view({b, t, hkv, d}).transpose(1, 2), cos, sin);
+  }
   run(HookSite::Keys, k);
   run(HookSite::Values, v);
 

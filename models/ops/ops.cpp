@@ -3,6 +3,7 @@
 #include "models/ops/column_sums.h"
 #include "models/ops/decode_attention.h"
 #include "models/ops/linear.h"
+#include "models/ops/token_ops.h"
 
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@
 namespace ripplekv::ops {
 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  if (rms_norm_token_supported(x, weight)) return rms_norm_token(x, weight, eps);  // one token per sequence
   auto xf = x.to(at::kFloat);
   auto normed = xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
   return weight * normed.to(x.scalar_type());

@@ -11,6 +11,7 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_linear.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_column_sums.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/test_token_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/test_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/test_batched_decode.cpp
 )
