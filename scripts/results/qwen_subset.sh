@@ -4,7 +4,7 @@
 # then fidelity to the full cache on 8 other multi_news texts (1,024-token prompts, 32
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
-# layer_mean noise and its ripple runs, and the tables. Rerun to resume: a finished profile or
+# layer_mean noise and its ripple runs, RULER 4k on a subset, and the tables. Rerun to resume: a finished profile or
 # fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -48,4 +48,10 @@ step "layer_mean fidelity" "$OUT/fidelity_layer_mean/fidelity.csv" fidelity "$OU
   "ripple@profile=$PL,ratio=1.5,ripple@profile=$PL,ratio=2"
 step "layer_mean fidelity r=4" "$OUT/fidelity_layer_mean_r4/fidelity.csv" fidelity "$OUT/fidelity_layer_mean_r4" \
   "ripple@profile=$PL,ratio=4"
+# RULER at 4k tokens, 2 samples per task (22 prompts), budgets 256 and 1024: about 40 minutes
+# on 2 threads. Rerunning resumes it.
+step "ruler 4k" "$OUT/ruler4k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
+  --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$P,ratio=2,ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
+"$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
