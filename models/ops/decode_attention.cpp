@@ -52,30 +52,48 @@ RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_strid
   }
 }
 
-// out[r, c0 .. c0 + 16 * lanes) = sum_j probs[r, j - shift] * v[j, c0 ..] for all r, over the
-// keys j from `shift` on (the padding slots before them carry probability 0).
-template <typename T>
+// out[r, c0 .. c0 + 16 * LANES) = sum_j probs[r, j - shift] * v[j, c0 ..] for the RS rows r,
+// over the keys j from `shift` on (the padding slots before them carry probability 0). RS and
+// LANES are compile-time, so the RS x LANES sums stay in registers.
+template <typename T, int RS, int LANES>
+RIPPLEKV_AVX512 void weigh_rows(const float* probs, const T* v, int64_t v_row_stride, float* out, int64_t d,
+                                int64_t t_len, int64_t c0, int64_t shift) {
+  __m512 acc[RS][LANES];
+  for (int r = 0; r < RS; ++r) {
+    for (int l = 0; l < LANES; ++l) acc[r][l] = _mm512_setzero_ps();
+  }
+  for (int64_t j = shift; j < t_len; ++j) {
+    const T* vr = v + j * v_row_stride + c0;
+    __m512 vv[LANES];
+    for (int l = 0; l < LANES; ++l) vv[l] = load16(vr + 16 * l);
+    for (int r = 0; r < RS; ++r) {
+      const __m512 p = _mm512_set1_ps(probs[r * t_len + j - shift]);
+      for (int l = 0; l < LANES; ++l) acc[r][l] = _mm512_fmadd_ps(p, vv[l], acc[r][l]);
+    }
+  }
+  for (int r = 0; r < RS; ++r) {
+    for (int l = 0; l < LANES; ++l) _mm512_storeu_ps(out + r * d + c0 + 16 * l, acc[r][l]);
+  }
+}
+
+// weigh_rows<T, rows, LANES> for rows = RS, RS - 1, ..., 1.
+template <typename T, int LANES, int RS>
+RIPPLEKV_AVX512 void weigh_some_rows(int64_t rows, const float* probs, const T* v, int64_t v_row_stride, float* out,
+                                     int64_t d, int64_t t_len, int64_t c0, int64_t shift) {
+  if constexpr (RS > 0) {
+    if (rows == RS) return weigh_rows<T, RS, LANES>(probs, v, v_row_stride, out, d, t_len, c0, shift);
+    weigh_some_rows<T, LANES, RS - 1>(rows, probs, v, v_row_stride, out, d, t_len, c0, shift);
+  }
+}
+
+// weigh_rows for any number of rows, as many at a time as 24 vectors of sums hold.
+template <typename T, int LANES>
 RIPPLEKV_AVX512 void weigh_values(const float* probs, const T* v, int64_t v_row_stride, float* out, int64_t r_len,
-                                  int64_t d, int64_t t_len, int64_t c0, int64_t lanes, int64_t shift) {
-  constexpr int kMaxR = 16;
-  for (int64_t r_start = 0; r_start < r_len; r_start += kMaxR) {
-    const int64_t rs = std::min<int64_t>(kMaxR, r_len - r_start);
-    __m512 acc[kMaxR][2];
-    for (int64_t r = 0; r < rs; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t j = shift; j < t_len; ++j) {
-      const T* vr = v + j * v_row_stride + c0;
-      const __m512 v0 = load16(vr);
-      const __m512 v1 = lanes > 1 ? load16(vr + 16) : _mm512_setzero_ps();
-      for (int64_t r = 0; r < rs; ++r) {
-        const __m512 p = _mm512_set1_ps(probs[(r_start + r) * t_len + j - shift]);
-        acc[r][0] = _mm512_fmadd_ps(p, v0, acc[r][0]);
-        if (lanes > 1) acc[r][1] = _mm512_fmadd_ps(p, v1, acc[r][1]);
-      }
-    }
-    for (int64_t r = 0; r < rs; ++r) {
-      _mm512_storeu_ps(out + (r_start + r) * d + c0, acc[r][0]);
-      if (lanes > 1) _mm512_storeu_ps(out + (r_start + r) * d + c0 + 16, acc[r][1]);
-    }
+                                  int64_t d, int64_t t_len, int64_t c0, int64_t shift) {
+  constexpr int kRows = std::min(8, 24 / LANES);
+  for (int64_t r0 = 0; r0 < r_len; r0 += kRows) {
+    weigh_some_rows<T, LANES, kRows>(std::min<int64_t>(kRows, r_len - r0), probs + r0 * t_len, v, v_row_stride,
+                                     out + r0 * d, d, t_len, c0, shift);
   }
 }
 
@@ -127,14 +145,24 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
   const float* pp = probs.data_ptr<float>();
   auto out = at::empty({b, h, r_len, d}, q.options().dtype(at::kFloat));
   float* op = out.data_ptr<float>();
-  const int64_t slice = std::is_same<T, float>::value ? 16 : 32;  // 64 bytes of a value row
+  // Each task weighs whole value rows (up to 128 lanes; wider heads in equal slices of 128, 64
+  // or 32 lanes). Two tasks reading alternate 64-byte lines of the same rows brought every line
+  // in from memory twice: the pass took 2.3x as long at 8k keys on SmolLM2's shape.
+  const int64_t slice = d <= 128 ? d : d % 128 == 0 ? 128 : d % 64 == 0 ? 64 : 32;
   const int64_t slices = d / slice;
   at::parallel_for(0, bh * slices, 1, [&](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t i = u / slices, c = u % slices, bi = i / h, hi = i % h;
       const T* vb = vp + bi * v.stride(0) + hi * v.stride(1);
-      weigh_values(pp + i * r_len * t_len, vb, v.stride(2), op + i * r_len * d, r_len, d, t_len, c * slice,
-                   slice / 16, shift[static_cast<std::size_t>(bi)]);
+      const float* probs_i = pp + i * r_len * t_len;
+      float* out_i = op + i * r_len * d;
+      const int64_t s0 = shift[static_cast<std::size_t>(bi)];
+      switch (slice / 16) {  // lanes of 16
+        case 2: weigh_values<T, 2>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+        case 4: weigh_values<T, 4>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+        case 6: weigh_values<T, 6>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+        default: weigh_values<T, 8>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+      }
     }
   });
   return out.to(q.scalar_type());

@@ -5,8 +5,9 @@
 //   pass 1, parallel over (sequence x head, key block): scores of every query head of the
 //     group against each key, in float32 (the cache widened exactly), times 1/sqrt(D);
 //   softmax over keys in float32;
-//   pass 2, parallel over (sequence x head, 64-byte slices of the head dimension): the
-//     probability-weighted sum of values, accumulated in float32, cast to the cache dtype.
+//   pass 2, parallel over sequence x head (heads wider than 128 in slices): the
+//     probability-weighted sum of whole value rows, accumulated in float32, cast to the cache
+//     dtype.
 // The rounding is that of a float32 attention of the cache values (as SDPA's CPU kernel, up
 // to summation order).
 #pragma once

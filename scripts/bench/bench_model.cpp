@@ -136,7 +136,7 @@ int main(int argc, char** argv) try {
       "variant-budget", po::value(&variant_budget)->default_value(variant_budget),
       "mean cached tokens per layer of each variant's row")(
       "op-profile", po::bool_switch(&op_profile),
-      "after the V = 1 step, print where one decode step's time goes, ATen op by op");
+      "after each batched-variant step (V = 1, 4, ...), print where one decode step's time goes, ATen op by op");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   po::notify(vm);
@@ -279,13 +279,13 @@ int main(int argc, char** argv) try {
       std::sort(times.begin(), times.end());
       const double ms = times[times.size() / 2] * 1e3;
       if (v == 1) one_ms = ms;
-      if (v == 1 && op_profile) {
+      if (op_profile) {
         double total = 0;
         {
           bench::OpProfile profile;
           for (int i = 0; i < steps; ++i) total += step();
         }
-        bench::OpProfile::print(total * 1e3 / steps, steps, std::cout);
+        bench::OpProfile::print(total * 1e3 / steps, steps, v, std::cout);
       }
       std::cout << fmt::format("RESULT impl=ripplekv-batch shape={} dtype={} rows={} budget={} step_ms={:.2f} "
                                "x_one_row={:.2f}",

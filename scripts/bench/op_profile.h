@@ -19,6 +19,7 @@ namespace ripplekv::bench {
 class OpProfile {
  public:
   OpProfile() {
+    table().clear();  // each profile counts its own steps only
     handle_ = at::addThreadLocalCallback(
         at::RecordFunctionCallback(&OpProfile::enter, &OpProfile::leave).scopes({at::RecordScope::FUNCTION}));
   }
@@ -27,15 +28,15 @@ class OpProfile {
   OpProfile& operator=(const OpProfile&) = delete;
 
   // Prints the ops by total time per step, and the share of the step they cover.
-  static void print(double step_ms, int steps, std::ostream& out) {
+  static void print(double step_ms, int steps, int64_t seq_rows, std::ostream& out) {
     std::vector<std::pair<std::string, Entry>> rows(table().begin(), table().end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
     double total_us = 0;
     int64_t calls = 0;
     for (const auto& r : rows) total_us += r.second.us, calls += r.second.count;
-    out << fmt::format("# op profile of one decode step ({:.2f} ms): {:.0f} top-level ATen calls, {:.2f} ms inside them "
-                       "({:.0f}%), {:.2f} ms outside (own kernels, cache, framework)\n",
-                       step_ms, static_cast<double>(calls) / steps, total_us / 1e3 / steps,
+    out << fmt::format("# op profile of one decode step of {} row(s) ({:.2f} ms): {:.0f} top-level ATen calls, {:.2f} ms "
+                       "inside them ({:.0f}%), {:.2f} ms outside (own kernels, cache, framework)\n",
+                       seq_rows, step_ms, static_cast<double>(calls) / steps, total_us / 1e3 / steps,
                        100 * total_us / 1e3 / steps / step_ms, step_ms - total_us / 1e3 / steps);
     for (const auto& [name, e] : rows) {
       if (e.us / steps < 5) continue;

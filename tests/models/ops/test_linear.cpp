@@ -2,7 +2,7 @@
 // a bfloat16 batch of single tokens gives each sequence exactly the bits it gets alone, for
 // shapes the real-model test does not reach (K not a multiple of 16, N not a multiple of 4,
 // biases, any thread count; padded attention rows of every length around a vector and across
-// a key block).
+// a key block), and the attention against float64 for every head size the kernel takes.
 #include "catch_torch.h"
 
 #include <ATen/Parallel.h>
@@ -90,4 +90,40 @@ TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", 
   const auto kept_v = at::cat({vs.back().narrow(2, 0, 100), vs.back().narrow(2, 110, 190)}, 2);
   const auto expect = ops::decode_attention(q.narrow(0, b - 1, 1), kept, kept_v, {});
   CHECK((with_hole[b - 1].to(at::kFloat) - expect[0].to(at::kFloat)).abs().max().item<float>() < 2e-2f);
+}
+
+TEST_CASE("Decode attention matches float64 attention for every head size and group size", "[ops][attention][isa]") {
+  if (!ops::cpu_has_avx512()) {
+    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
+    return;
+  }
+  at::manual_seed(23);
+  // Head sizes of one value slice (32, 96, 128 lanes) and of several (192: 3 slices of 64,
+  // 160: 5 of 32); groups of query heads below, at and above what one pass keeps in registers.
+  for (int64_t d : {32, 96, 128, 160, 192}) {
+    for (int64_t rep : {1, 3, 5, 8}) {
+      const int64_t hkv = 2, t = 70;
+      INFO("head size " << d << ", " << rep << " query heads per KV head");
+      const auto q = at::randn({2, hkv, rep, d}).to(at::kBFloat16);
+      const auto k = at::randn({2, hkv, t, d}).to(at::kBFloat16);
+      const auto v = at::randn({2, hkv, t, d}).to(at::kBFloat16);
+      auto mask = at::ones({2, 1, t}, at::kBool);
+      mask[1].narrow(1, 0, 9).fill_(false);  // the second sequence is 61 keys, padded on the left
+      REQUIRE(ops::decode_attention_supported(q, k, v));
+      const auto out = ops::decode_attention(q, k, v, mask);
+      REQUIRE(out.sizes() == q.sizes());
+      // float64 reference of each sequence on its own keys.
+      for (int64_t b = 0; b < 2; ++b) {
+        const int64_t first = b == 0 ? 0 : 9;
+        const auto kb = k[b].narrow(1, first, t - first).to(at::kDouble);
+        const auto vb = v[b].narrow(1, first, t - first).to(at::kDouble);
+        const auto probs = at::softmax(at::matmul(q[b].to(at::kDouble), kb.transpose(1, 2)) / std::sqrt(double(d)), -1);
+        const auto expect = at::matmul(probs, vb);
+        CHECK((out[b].to(at::kDouble) - expect).abs().max().item<double>() < 2e-2);
+      }
+      const auto alone = ops::decode_attention(q.narrow(0, 1, 1), k[1].narrow(1, 9, t - 9).unsqueeze(0),
+                                               v[1].narrow(1, 9, t - 9).unsqueeze(0), {});
+      CHECK(at::equal(out[1], alone[0]));
+    }
+  }
 }
