@@ -51,7 +51,6 @@ struct Fp32Fma {
   }
   RIPPLEKV_AVX512_BF16 static __m512 madd(__m512 acc, Vec w, Vec x) { return _mm512_fmadd_ps(w, x, acc); }
 };
-
 // y[m * R + j] = dot(w[j, :], x_m) for R weight rows from w (R = 4 for a batch, 1 for one
 // sequence or a thread chunk's last partial block) and MC inputs x_0 .. x_{MC-1} (rows of x,
 // stride k_len). Each loaded weight vector serves all MC inputs from registers; every output has
@@ -98,6 +97,26 @@ RIPPLEKV_AVX512_BF16 void dot_rows(const uint16_t* w, const typename A::X* x, fl
     for (int j = 0; j < R; ++j) y[m * R + j] = _mm512_reduce_add_ps(acc[m][j]);
   }
 }
+
+// dot(w, x) + bias for a float32 row w and x widened to float64: each product is exact in
+// float64 (24 x 24 significand bits), summed in float64 by 16 lanes with the bias, rounded to
+// float32 once. The row
+// is one forward stream, and float64 costs nothing here: the loop waits on memory.
+RIPPLEKV_AVX512 float dot_f32_row(const float* w, const double* x, int64_t k_len, double bias) {
+  __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+  auto step = [&](__m512 wv, __m512d x_lo, __m512d x_hi) RIPPLEKV_AVX512 {
+    lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(wv)), x_lo, lo);
+    hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(wv), 1))), x_hi, hi);
+  };
+  int64_t k = 0;
+  for (; k + 16 <= k_len; k += 16) step(_mm512_loadu_ps(w + k), _mm512_loadu_pd(x + k), _mm512_loadu_pd(x + k + 8));
+  if (k < k_len) {
+    const auto mask = static_cast<__mmask16>((1u << (k_len - k)) - 1u);
+    step(_mm512_maskz_loadu_ps(mask, w + k), _mm512_maskz_loadu_pd(static_cast<__mmask8>(mask), x + k),
+         _mm512_maskz_loadu_pd(static_cast<__mmask8>(mask >> 8), x + k + 8));
+  }
+  return static_cast<float>(_mm512_reduce_add_pd(_mm512_add_pd(lo, hi)) + bias);
+}
 #endif
 
 // Rows per task: an equal share per thread, in multiples of 4 (the kernel's row block).
@@ -106,14 +125,31 @@ int64_t row_grain(int64_t rows) {
   return std::max<int64_t>(4, (rows + threads * 4 - 1) / (threads * 4) * 4);
 }
 
-at::Tensor linear_f32_rows(const at::Tensor& x, const at::Tensor& w) {
+// One float32 token: the output rows split across the threads, each row a float64-accumulated
+// forward stream (AVX-512), or the BLAS matrix-vector product of each thread's rows (elsewhere).
+at::Tensor linear_f32_rows(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
   const auto xv = x.reshape({x.size(-1)}).contiguous();
-  const int64_t n = w.size(0);
+  const int64_t n = w.size(0), k = w.size(1);
   auto out = at::empty({n}, x.options());
+#if defined(__x86_64__)
+  if (cpu_has_avx512()) {
+    const auto x64 = xv.to(at::kDouble);
+    const auto b64 = b.defined() ? b.to(at::kDouble).contiguous() : at::Tensor();
+    const float* wp = w.data_ptr<float>();
+    const double* xp = x64.data_ptr<double>();
+    const double* bp = b64.defined() ? b64.data_ptr<double>() : nullptr;
+    float* yp = out.data_ptr<float>();
+    at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
+      for (int64_t r = s; r < e; ++r) yp[r] = dot_f32_row(wp + r * k, xp, k, bp ? bp[r] : 0.0);
+    });
+    return out;
+  }
+#endif
   at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
     auto o = out.narrow(0, s, e - s);
     at::mv_out(o, w.narrow(0, s, e - s), xv);
   });
+  if (b.defined()) out.add_(b);
   return out;
 }
 
@@ -194,7 +230,7 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 1 || w.dim() != 2) return false;
   if (x.numel() != x.size(-1) || x.size(-1) != w.size(1) || !w.is_contiguous()) return false;
   if (x.scalar_type() != w.scalar_type() || w.size(0) < 64 || at::in_parallel_region()) return false;
-  if (x.scalar_type() == at::kFloat) return at::get_num_threads() > 1;
+  if (x.scalar_type() == at::kFloat) return cpu_has_avx512() || at::get_num_threads() > 1;
   return x.scalar_type() == at::kBFloat16 && cpu_has_avx512();
 }
 
@@ -204,8 +240,7 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
   if (b.defined() && (b.dim() != 1 || b.size(0) != w.size(0))) return at::linear(x, w, b);  // its error
   at::Tensor y;
   if (x.scalar_type() == at::kFloat) {
-    y = linear_f32_rows(x, w);
-    if (b.defined()) y.add_(b);
+    y = linear_f32_rows(x, w, b);
   } else {
 #if defined(__x86_64__)
     y = cpu_has_avx512_bf16() ? linear_bf16_tokens<Bf16Dot>(x, w, b) : linear_bf16_tokens<Fp32Fma>(x, w, b);

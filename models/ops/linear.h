@@ -1,8 +1,10 @@
 // y = x W^T (+ b), as at::linear, with a faster path for what decoding one sequence does on a
 // CPU: a single input row. There the BLAS runs a float32 matrix-vector product on one thread
 // and bfloat16 at about half the memory bandwidth, and the product is bound by reading W, so:
-//  - float32: the output rows are split across the intra-op threads, each a matrix-vector
-//    product of its own rows (the same BLAS kernel; each output is the same dot product);
+//  - float32: the output rows are split across the intra-op threads; on an AVX-512 CPU each
+//    row is one forward stream, its exact products summed in float64 and rounded once (the
+//    BLAS kernel read at about half the bandwidth on this project's VM), elsewhere each
+//    thread runs the BLAS matrix-vector product of its own rows;
 //  - bfloat16: an AVX-512 kernel reads W once and accumulates in float32, then rounds to
 //    bfloat16: with the bfloat16 dot-product instruction where the CPU has it (AVX512_BF16,
 //    as oneDNN does), else by widening to float32; a CPU without AVX-512 takes at::linear.
