@@ -98,22 +98,22 @@ RIPPLEKV_AVX512_BF16 void dot_rows(const uint16_t* w, const typename A::X* x, fl
   }
 }
 
-// dot(w, x) + bias for a float32 row w and x widened to float64: each product is exact in
-// float64 (24 x 24 significand bits), summed in float64 by 16 lanes with the bias, rounded to
-// float32 once. The row
-// is one forward stream, and float64 costs nothing here: the loop waits on memory.
-RIPPLEKV_AVX512 float dot_f32_row(const float* w, const double* x, int64_t k_len, double bias) {
+// dot(w, x) + bias for float32 rows w and x: each product of the two, widened to float64, is
+// exact there (24 x 24 significand bits), summed in float64 by 16 lanes with the bias, rounded
+// to float32 once. The row is one forward stream, and float64 costs nothing: the loop waits on
+// memory.
+RIPPLEKV_AVX512 inline __m512d low_half_f64(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+RIPPLEKV_AVX512 inline __m512d high_half_f64(__m512 v) {
+  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+RIPPLEKV_AVX512 float dot_f32_row(const float* w, const float* x, int64_t k_len, double bias) {
   __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
-  auto step = [&](__m512 wv, __m512d x_lo, __m512d x_hi) RIPPLEKV_AVX512 {
-    lo = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(wv)), x_lo, lo);
-    hi = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(wv), 1))), x_hi, hi);
-  };
-  int64_t k = 0;
-  for (; k + 16 <= k_len; k += 16) step(_mm512_loadu_ps(w + k), _mm512_loadu_pd(x + k), _mm512_loadu_pd(x + k + 8));
-  if (k < k_len) {
-    const auto mask = static_cast<__mmask16>((1u << (k_len - k)) - 1u);
-    step(_mm512_maskz_loadu_ps(mask, w + k), _mm512_maskz_loadu_pd(static_cast<__mmask8>(mask), x + k),
-         _mm512_maskz_loadu_pd(static_cast<__mmask8>(mask >> 8), x + k + 8));
+  for (int64_t k = 0; k < k_len; k += 16) {
+    const auto mask = static_cast<__mmask16>(k + 16 <= k_len ? 0xffffu : (1u << (k_len - k)) - 1u);
+    const __m512 wv = _mm512_maskz_loadu_ps(mask, w + k), xv = _mm512_maskz_loadu_ps(mask, x + k);
+    lo = _mm512_fmadd_pd(low_half_f64(wv), low_half_f64(xv), lo);
+    hi = _mm512_fmadd_pd(high_half_f64(wv), high_half_f64(xv), hi);
   }
   return static_cast<float>(_mm512_reduce_add_pd(_mm512_add_pd(lo, hi)) + bias);
 }
@@ -133,10 +133,9 @@ at::Tensor linear_f32_rows(const at::Tensor& x, const at::Tensor& w, const at::T
   auto out = at::empty({n}, x.options());
 #if defined(__x86_64__)
   if (cpu_has_avx512()) {
-    const auto x64 = xv.to(at::kDouble);
     const auto b64 = b.defined() ? b.to(at::kDouble).contiguous() : at::Tensor();
     const float* wp = w.data_ptr<float>();
-    const double* xp = x64.data_ptr<double>();
+    const float* xp = xv.data_ptr<float>();
     const double* bp = b64.defined() ? b64.data_ptr<double>() : nullptr;
     float* yp = out.data_ptr<float>();
     at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
