@@ -147,8 +147,15 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
   float* op = out.data_ptr<float>();
   // Each task weighs whole value rows (up to 128 lanes; wider heads in equal slices of 128, 64
   // or 32 lanes). Two tasks reading alternate 64-byte lines of the same rows brought every line
-  // in from memory twice: the pass took 2.3x as long at 8k keys on SmolLM2's shape.
-  const int64_t slice = d <= 128 ? d : d % 128 == 0 ? 128 : d % 64 == 0 ? 64 : 32;
+  // in from memory twice: the pass took 2.3x as long at 8k keys on SmolLM2's shape. Only where
+  // there are fewer rows' worth of tasks than threads are the rows split further, down to one
+  // 64-byte line per task. The slicing changes no sum (each lane is its own).
+  int64_t slice = d <= 128 ? d : d % 128 == 0 ? 128 : d % 64 == 0 ? 64 : 32;
+  const int64_t min_slice = 64 / static_cast<int64_t>(sizeof(T));
+  while (bh * (d / slice) < at::get_num_threads() && slice / 2 >= min_slice && (slice / 2) % 16 == 0 &&
+         d % (slice / 2) == 0) {
+    slice /= 2;
+  }
   const int64_t slices = d / slice;
   at::parallel_for(0, bh * slices, 1, [&](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
@@ -158,8 +165,10 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
       float* out_i = op + i * r_len * d;
       const int64_t s0 = shift[static_cast<std::size_t>(bi)];
       switch (slice / 16) {  // lanes of 16
+        case 1: weigh_values<T, 1>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 2: weigh_values<T, 2>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 4: weigh_values<T, 4>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+        case 3: weigh_values<T, 3>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 6: weigh_values<T, 6>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         default: weigh_values<T, 8>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
       }

@@ -99,9 +99,9 @@ RIPPLEKV_AVX512_BF16 void dot_rows(const uint16_t* w, const typename A::X* x, fl
 }
 
 // dot(w, x) + bias for float32 rows w and x: each product of the two, widened to float64, is
-// exact there (24 x 24 significand bits), summed in float64 by 16 lanes with the bias, rounded
-// to float32 once. The row is one forward stream, and float64 costs nothing: the loop waits on
-// memory.
+// exact there (24 x 24 significand bits); the products are summed in float64 by 16 lanes, the
+// bias is added to the sum, and the result is rounded to float32 once. The row is one forward
+// stream, and float64 costs nothing: the loop waits on memory.
 RIPPLEKV_AVX512 inline __m512d low_half_f64(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
 RIPPLEKV_AVX512 inline __m512d high_half_f64(__m512 v) {
   return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
@@ -119,7 +119,7 @@ RIPPLEKV_AVX512 float dot_f32_row(const float* w, const float* x, int64_t k_len,
 }
 #endif
 
-// Rows per task: an equal share per thread, in multiples of 4 (the kernel's row block).
+// Rows per task: an equal share per thread, in multiples of 4 (a batch's row block).
 int64_t row_grain(int64_t rows) {
   const int64_t threads = std::max(1, at::get_num_threads());
   return std::max<int64_t>(4, (rows + threads * 4 - 1) / (threads * 4) * 4);
@@ -221,13 +221,14 @@ at::Tensor linear_bf16_tokens(const at::Tensor& x, const at::Tensor& w, const at
 bool linear_uses_batch_kernel(const at::Tensor& x, const at::Tensor& w) {
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 2 || w.dim() != 2) return false;
   if (x.size(-2) != 1 || x.numel() == x.size(-1) || x.size(-1) != w.size(1) || !w.is_contiguous()) return false;
+  if (x.size(-1) == 0) return false;
   if (x.scalar_type() != at::kBFloat16 || w.scalar_type() != at::kBFloat16 || w.size(0) < 64) return false;
   return !at::in_parallel_region() && cpu_has_avx512();
 }
 
 bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 1 || w.dim() != 2) return false;
-  if (x.numel() != x.size(-1) || x.size(-1) != w.size(1) || !w.is_contiguous()) return false;
+  if (x.numel() != x.size(-1) || x.size(-1) != w.size(1) || !w.is_contiguous() || x.size(-1) == 0) return false;
   if (x.scalar_type() != w.scalar_type() || w.size(0) < 64 || at::in_parallel_region()) return false;
   if (x.scalar_type() == at::kFloat) return cpu_has_avx512() || at::get_num_threads() > 1;
   return x.scalar_type() == at::kBFloat16 && cpu_has_avx512();

@@ -9,8 +9,9 @@
 //    bfloat16: with the bfloat16 dot-product instruction where the CPU has it (AVX512_BF16,
 //    as oneDNN does), else by widening to float32; a CPU without AVX-512 takes at::linear.
 // One token of each of several sequences (x [B, 1, K], a batched decode step) in bfloat16 takes
-// the same kernel row by row, so each sequence's output has exactly the bits it has alone
-// (batched and one-at-a-time greedy decoding agree); W is still read once per step.
+// the same kernel in blocks of 4 weight rows, each output with the instruction sequence it has
+// alone, so each sequence's output has exactly its own bits (batched and one-at-a-time greedy
+// decoding agree); W is still read once per step.
 // Everything else (prompts, float32 batches, other dtypes, other devices) is at::linear.
 #pragma once
 

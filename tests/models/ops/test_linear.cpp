@@ -100,13 +100,18 @@ TEST_CASE("Decode attention matches float64 attention for every head size and gr
   at::manual_seed(23);
   // Head sizes of one value slice (32, 96, 128 lanes) and of several (192: 3 slices of 64,
   // 160: 5 of 32); groups of query heads below, at and above what one pass keeps in registers.
-  for (int64_t d : {32, 96, 128, 160, 192}) {
+  // float32 caches too, and 1 or 5 threads (more threads than sequence-heads: rows split).
+  const int before = at::get_num_threads();
+  for (const auto dtype : {at::kBFloat16, at::kFloat})
+  for (int threads : {1, 5}) {
+  at::set_num_threads(threads);
+  for (int64_t d : {32, 96, 128, 160, 192, 224, 256}) {
     for (int64_t rep : {1, 3, 5, 8}) {
       const int64_t hkv = 2, t = 70;
-      INFO("head size " << d << ", " << rep << " query heads per KV head");
-      const auto q = at::randn({2, hkv, rep, d}).to(at::kBFloat16);
-      const auto k = at::randn({2, hkv, t, d}).to(at::kBFloat16);
-      const auto v = at::randn({2, hkv, t, d}).to(at::kBFloat16);
+      INFO("head size " << d << ", " << rep << " query heads per KV head, " << dtype << ", " << threads << " threads");
+      const auto q = at::randn({2, hkv, rep, d}).to(dtype);
+      const auto k = at::randn({2, hkv, t, d}).to(dtype);
+      const auto v = at::randn({2, hkv, t, d}).to(dtype);
       auto mask = at::ones({2, 1, t}, at::kBool);
       mask[1].narrow(1, 0, 9).fill_(false);  // the second sequence is 61 keys, padded on the left
       REQUIRE(ops::decode_attention_supported(q, k, v));
@@ -126,4 +131,36 @@ TEST_CASE("Decode attention matches float64 attention for every head size and gr
       CHECK(at::equal(out[1], alone[0]));
     }
   }
+  }
+  at::set_num_threads(before);
+}
+
+TEST_CASE("Float32 one-token linear is the float64 product rounded once", "[ops][linear]") {
+  if (!ops::cpu_has_avx512()) {
+    WARN("no AVX-512 on this CPU: float32 rows take the BLAS matrix-vector product");
+    return;
+  }
+  at::manual_seed(24);
+  const int before = at::get_num_threads();
+  for (int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    for (int64_t k : {16, 100, 577}) {  // a whole vector, and tails of 4 and 1 elements
+      const auto w = at::randn({203, k});
+      const auto x = at::randn({1, 1, k});
+      const auto bias = at::randn({203});
+      REQUIRE(ops::linear_uses_row_kernel(x, w));
+      for (bool with_bias : {false, true}) {
+        INFO("threads " << threads << " k " << k << " bias " << with_bias);
+        const at::Tensor b = with_bias ? bias : at::Tensor();
+        const auto y = ops::linear(x, w, b);
+        REQUIRE(y.sizes() == at::IntArrayRef({1, 1, 203}));
+        auto exact = at::matmul(x.to(at::kDouble), w.to(at::kDouble).t());
+        if (with_bias) exact = exact + b.to(at::kDouble);
+        // Within one float32 rounding of the exact value (plus the float64 sum's error, far below).
+        const auto err = (y.to(at::kDouble) - exact).abs() / exact.abs().clamp_min(1e-30);
+        CHECK(err.max().item<double>() <= 6e-8);
+      }
+    }
+  }
+  at::set_num_threads(before);
 }
