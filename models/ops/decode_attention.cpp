@@ -167,8 +167,8 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, co
       switch (slice / 16) {  // lanes of 16
         case 1: weigh_values<T, 1>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 2: weigh_values<T, 2>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
-        case 4: weigh_values<T, 4>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 3: weigh_values<T, 3>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
+        case 4: weigh_values<T, 4>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         case 6: weigh_values<T, 6>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
         default: weigh_values<T, 8>(probs_i, vb, v.stride(2), out_i, r_len, d, t_len, c * slice, s0); break;
       }

@@ -180,23 +180,18 @@ at::Tensor linear_bf16_tokens(const at::Tensor& x, const at::Tensor& w, const at
   };
   at::parallel_for(0, n, row_grain(n), [&](int64_t s, int64_t e) {
     float acc[16];
-    if (m_len == 1) {  // one sequence: row after row, one forward stream
-      for (int64_t r = s; r < e; ++r) {
-        dot_rows<A, 1, 1>(wp + r * k, xp, acc, k);
-        store(acc, 0, 1, r, 1);
-      }
-      return;
-    }
     for (int64_t r = s; r < e; r += 4) {
       const uint16_t* wb = wp + r * k;
-      if (e - r < 4) {  // a chunk's last partial block: one row at a time
+      // One sequence (a single forward stream), or a chunk's last partial block: the rest of the
+      // chunk one row at a time.
+      if (m_len == 1 || e - r < 4) {
         for (int64_t i = 0; r + i < e; ++i) {
           for (int64_t m = 0; m < m_len; ++m) {
             dot_rows<A, 1, 1>(wb + i * k, xp + m * k, acc, k);
             store(acc, m, 1, r + i, 1);
           }
         }
-        continue;
+        break;
       }
       int64_t m = 0;
       for (; m + 4 <= m_len; m += 4) {
