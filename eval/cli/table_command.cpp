@@ -1,7 +1,8 @@
 // `ripplekv table --runs DIR... --out DIR`: the results of `ripplekv longbench` and
 // `ripplekv fidelity` runs (sweep folders or single runs) as the tables papers print
 // (eval/experiments/paper_tables.h), in Markdown, CSV and LaTeX, with published reference
-// rows beside ours (--published), and summary.json for scripts/plot_results.py.
+// rows beside ours (--published), and summary.json for scripts/plot_results.py; --pool makes
+// one row of runs on different samples (eval/experiments/pooled_runs.h).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "eval/experiments/paper_tables.h"
 #include "eval/experiments/published_results.h"
 #include "eval/experiments/paired_comparison.h"
+#include "eval/experiments/pooled_runs.h"
 #include "eval/experiments/run_results.h"
 
 namespace ripplekv::cli {
@@ -47,6 +49,7 @@ void write_text(const fs::path& path, const std::string& text) {
 int run_table(const std::vector<std::string>& args) {
   std::vector<std::string> runs;
   std::string published, published_model, out;
+  bool pool = false;
   po::options_description desc;
   desc.add_options()("runs", po::value<std::vector<std::string>>(&runs)->multitoken()->required(),
                      "folders of results: sweep folders, or `longbench` / `fidelity` --out folders (searched below)")(
@@ -54,6 +57,10 @@ int run_table(const std::vector<std::string>& args) {
       "published LongBench numbers to print beside ours (e.g. configs/published/longbench.json)")(
       "published-model", po::value<std::string>(&published_model)->default_value(""),
       "the model whose published numbers to use, when the file has several")(
+      "pool", po::bool_switch(&pool),
+      "make one row of runs of the same method and budget on different samples (RULER runs of two --seed "
+      "values, LongBench runs over different samples): scores and intervals over all their samples; the same "
+      "sample in two runs is an error")(
       "out", po::value<std::string>(&out)->required(),
       "folder for longbench.{md,csv,tex}, paired.*, fidelity.*, fidelity_paired.* and summary.json");
   po::variables_map vm;
@@ -64,7 +71,16 @@ int run_table(const std::vector<std::string>& args) {
   }
 
   std::vector<fs::path> roots(runs.begin(), runs.end());
-  const auto gathered = gather_results(roots, preset_name, preset_parts);
+  auto gathered = gather_results(roots, preset_name, preset_parts);
+  std::vector<std::string> uneven;
+  if (pool) {
+    auto pooled = pool_sample_sets(gathered.longbench);
+    gathered.longbench = std::move(pooled.runs);
+    uneven = std::move(pooled.uneven);
+    for (const auto& line : uneven) {
+      std::cerr << "warning: " << line << "; paired comparisons across them say \"different samples\"\n";
+    }
+  }
   for (const auto& line : gathered.incomplete) std::cerr << "warning: left out, not complete: " << line << "\n";
   if (gathered.longbench.empty() && gathered.fidelity.empty()) {
     throw std::runtime_error("ripplekv table: no complete results under the --runs folders");
@@ -89,6 +105,8 @@ int run_table(const std::vector<std::string>& args) {
   config["published"] = published;
   config["published_model"] = published_model;
   config["out"] = out;
+  config["pool"] = pool;
+  if (pool) config["uneven_samples"] = uneven;
   config["longbench_runs"] = gathered.longbench.size();
   config["fidelity_runs"] = gathered.fidelity.size();
   config["left_out"] = gathered.incomplete;

@@ -94,10 +94,19 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
       };
       for (auto i : members) {
         if (!is_ripple(*mine[i])) continue;
+        // The best baseline scored on this run's units (pooled runs may cover more samples
+        // than some baselines); the best overall, "different ...", when none is.
+        std::optional<std::size_t> best_here;
+        for (auto j : members) {
+          const auto s = score(*mine[j]);
+          if (is_ripple(*mine[j]) || !s || !align(*mine[i], *mine[j])) continue;
+          if (!best_here || better(*s, *score(*mine[*best_here]))) best_here = j;
+        }
+        const auto baseline = best_here ? *best_here : *best;
         TableRow row;
-        row.labels = {labels[i], std::to_string(budget), labels[*best], "", "-", "-"};
-        row.source = mine[i]->dir.string();
-        compare(i, *best, row, 3);
+        row.labels = {labels[i], std::to_string(budget), labels[baseline], "", "-", "-"};
+        row.source = run_source(*mine[i]);
+        compare(i, baseline, row, 3);
         // The same selector with uniform layer budgets isolates what the allocation does.
         std::optional<std::size_t> twin;
         for (auto j : members) {
@@ -162,8 +171,8 @@ std::vector<ResultTable> paired_difference_tables(const std::vector<LongBenchRes
                                                   const BootstrapOptions& options) {
   const PairedMetric metric{"avg_difference", "Avg difference", true, "samples",
                             "Avg difference: RippleKV's Avg minus the baseline's, both unrounded means of the task "
-                            "means; best baseline: the compressed run with the highest Avg at that budget, RippleKV "
-                            "runs excluded. Each task is resampled on its own."};
+                            "means; best baseline: the compressed run with the highest Avg at that budget among those "
+                            "scored on the same samples, RippleKV runs excluded. Each task is resampled on its own."};
   return paired_tables(
       runs, metric, [](const LongBenchResult& r) { return r.avg; }, sample_groups,
       [](const LongBenchResult& a, const LongBenchResult& b) { return aligned(a, b); }, options);
@@ -174,7 +183,7 @@ std::vector<ResultTable> paired_fidelity_tables(const std::vector<FidelityResult
   const PairedMetric metric{"kl_difference", "KL mean difference", false, "texts",
                             "KL mean difference: RippleKV's mean KL to the full cache minus the baseline's (negative: "
                             "RippleKV is closer); best baseline: the compressed run with the lowest KL mean at that "
-                            "budget, RippleKV runs excluded."};
+                            "budget among those on the same texts, RippleKV runs excluded."};
   return paired_tables(
       runs, metric, [](const FidelityResult& r) { return std::optional<double>(r.kl_mean); }, text_groups,
       [](const FidelityResult& a, const FidelityResult& b) -> std::optional<std::vector<std::vector<double>>> {

@@ -1,6 +1,7 @@
 // RippleKV against the best baseline on the same samples: for each model and KV budget, every
 // run whose allocator is ripple minus the compressed run with the best score among the rest
-// (full cache excluded; LongBench: highest Avg, fidelity: lowest mean KL), with a paired
+// scored on the same samples (full cache excluded; LongBench: highest Avg, fidelity: lowest
+// mean KL; the best of all, marked "different samples", when none shares its samples), with a paired
 // bootstrap interval of the difference (eval/experiments/bootstrap.h). A difference whose
 // interval holds 0 is a tie. Torch-free.
 #pragma once

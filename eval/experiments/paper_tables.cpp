@@ -70,7 +70,8 @@ void check_unique_rows(const std::vector<PlacedRow>& rows, const std::vector<std
     const auto [it, fresh] = seen.emplace(key, i);
     if (!fresh) {
       throw std::invalid_argument(fmt::format("{}: two runs would be the same row ({}, budget {}):\n  {}\n  {}\npass "
-                                              "only one of them to `ripplekv table`",
+                                              "only one of them to `ripplekv table`, or --pool to make one row of "
+                                              "runs on different samples (e.g. two RULER seeds)",
                                               model, key.first, key.second, dirs[it->second], dirs[i]));
     }
   }
@@ -89,9 +90,9 @@ void add_run_rows(const std::vector<Run>& runs, const std::string& model, const 
     row.values = values(r);
     row.interval = interval(r);
     row.kind = r.id.full ? RowKind::kFullCache : RowKind::kRun;
-    row.source = r.dir.string();
+    row.source = run_source(r);
     rows.push_back({r.id.full, r.id.budget, 0, method_rank(r.id.method), labels[i], std::move(row)});
-    dirs.push_back(r.dir.string());
+    dirs.push_back(run_source(r));
   }
 }
 

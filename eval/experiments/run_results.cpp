@@ -89,6 +89,9 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
     r.id.method = name_of(r.id.selector, r.id.allocator);
   }
   if (r.id.full) r.id.budget = 0;
+  if (run.contains("seed") && run.value("data", nlohmann::json()) == "generated") {
+    r.sample_set = fmt::format("seed {}", run.at("seed").get<uint64_t>());
+  }
   for (const auto& t : run.at("tasks")) r.tasks.push_back(t.get<std::string>());
   // Stable: tasks outside the LongBench table (RULER, needle) keep the run's own order.
   std::stable_sort(r.tasks.begin(), r.tasks.end(),
@@ -291,6 +294,13 @@ std::string method_display_name(const std::string& method) {
   return it == names.end() ? method : it->second;
 }
 
+std::string run_source(const LongBenchResult& run) {
+  if (run.pooled_from.empty()) return run.dir.string();
+  std::string out;
+  for (const auto& d : run.pooled_from) out += (out.empty() ? "" : " + ") + d.string();
+  return out;
+}
+
 GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodNamer& name_of,
                                const MethodParts& parts_of) {
   GatheredResults out;
@@ -412,9 +422,16 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     const auto& r = results.longbench[i];
     nlohmann::ordered_json j;
     j["dir"] = r.dir.string();
+    if (!r.pooled_from.empty()) {
+      j["pooled_from"] = nlohmann::ordered_json::array();
+      for (const auto& d : r.pooled_from) j["pooled_from"].push_back(d.string());
+    }
     j["model"] = r.model;
     identity(j, r.id, lb_labels[i]);
     j["tasks"] = r.tasks;
+    std::size_t samples = 0;
+    for (const auto& [task, column] : r.samples) samples += column.scores.size();
+    j["samples"] = samples;
     j["scores"] = r.scores;
     j["avg"] = r.avg ? nlohmann::ordered_json(*r.avg) : nlohmann::ordered_json(nullptr);
     const auto ci = avg_interval(r);  // 95% bootstrap interval, when the run has per-sample scores

@@ -39,6 +39,12 @@ struct LongBenchResult {
   // Per-sample scores of every task (sample_scores.json), for confidence intervals; empty
   // when the run has no such file (scored by an older ripplekv) or it misses a task.
   eval::SampleScores samples;
+  // Which samples a generated benchmark drew ("seed 43" for RULER samples generated from
+  // --seed 43); "" when the samples are a data file's, named by their own ids.
+  std::string sample_set;
+  // The run folders pooled into this result (eval/experiments/pooled_runs.h); empty when the
+  // result is one run's.
+  std::vector<std::filesystem::path> pooled_from;
 };
 
 struct FidelityResult {
@@ -73,6 +79,10 @@ using MethodParts = std::function<std::optional<std::pair<std::string, std::stri
 // bucket, not tabled).
 GatheredResults gather_results(const std::vector<std::filesystem::path>& roots, const MethodNamer& name_of,
                                const MethodParts& parts_of = {});
+
+// The folder a table row names as its source: the run's, or the pooled runs' joined by " + ".
+std::string run_source(const LongBenchResult& run);
+inline std::string run_source(const FidelityResult& run) { return run.dir.string(); }
 
 // "RippleKV" for "ripple", "FullKV" for "full", ...; other names as they are.
 std::string method_display_name(const std::string& method);

@@ -12,5 +12,6 @@ if(RIPPLEKV_WITH_EVAL)
     ${CMAKE_CURRENT_LIST_DIR}/run_results.cpp
     ${CMAKE_CURRENT_LIST_DIR}/paper_tables.cpp
     ${CMAKE_CURRENT_LIST_DIR}/paired_comparison.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/pooled_runs.cpp
   )
 endif()

@@ -18,6 +18,7 @@
 #include "eval/experiments/ini_file.h"
 #include "eval/experiments/paired_comparison.h"
 #include "eval/experiments/paper_tables.h"
+#include "eval/experiments/pooled_runs.h"
 #include "eval/experiments/published_results.h"
 #include "eval/experiments/result_table.h"
 #include "eval/experiments/run_kinds.h"
@@ -108,6 +109,7 @@ std::string preset_name(const std::string& selector, const std::string& allocato
   if (selector == "snapkv" && allocator == "uniform") return "snapkv";
   if (selector == "snapkv" && allocator == "pyramid") return "pyramidkv";
   if (selector == "snapkv" && allocator == "ripple") return "ripple";
+  if (selector == "h2o" && allocator == "uniform") return "h2o";
   return selector + ":" + allocator;
 }
 
@@ -662,4 +664,112 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   CHECK_FALSE(r8.values[0]);
   CHECK(r8.labels[5] == "different samples");
   CHECK_FALSE(r8.values[3]);
+}
+
+namespace {
+// Marks a fake run as drawn from generated samples (RULER's --seed), as `ripplekv ruler` does.
+void mark_generated(const fs::path& dir, int seed) {
+  auto config = nlohmann::json::parse(read(dir / "config.json"));
+  config["run"]["benchmark"] = "ruler";
+  config["run"]["data"] = "generated";
+  config["run"]["seed"] = seed;
+  write(dir / "config.json", config.dump());
+}
+}  // namespace
+
+TEST_CASE("tables: --pool makes one row of runs on different samples, and refuses a sample twice",
+          "[experiments][table]") {
+  const auto dir = scratch("table_pool");
+  const std::vector<double> q42 = {10, 40, 35, 0, 80, 55}, q43 = {20, 30, 65, 45, 50, 25};
+  const std::vector<double> t42 = {100, 0, 100}, t43 = {0, 100, 100};
+  auto plus = [](std::vector<double> v, double d) {
+    for (auto& x : v) x += d;
+    return v;
+  };
+  // Seed 42: SnapKV, RippleKV r=4 and H2O; seed 43: SnapKV and RippleKV r=4. RippleKV is 4 points
+  // above SnapKV on every qasper sample of both sets.
+  struct Run {
+    std::string folder, selector, allocator;
+    int seed;
+    std::map<std::string, std::vector<double>> scores;
+  };
+  const std::vector<Run> runs = {
+      {"s42/snap", "snapkv", "uniform", 42, {{"qasper", q42}, {"trec", t42}}},
+      {"s42/ripple", "snapkv", "ripple", 42, {{"qasper", plus(q42, 4)}, {"trec", t42}}},
+      {"s42/h2o", "h2o", "uniform", 42, {{"qasper", plus(q42, 3)}, {"trec", t42}}},
+      {"s43/snap", "snapkv", "uniform", 43, {{"qasper", q43}, {"trec", t43}}},
+      {"s43/ripple", "snapkv", "ripple", 43, {{"qasper", plus(q43, 4)}, {"trec", t43}}},
+  };
+  for (const auto& r : runs) {
+    fake_longbench_run(dir / r.folder, "/m/SmolLM2", r.selector, r.allocator, 128, means(r.scores));
+    fake_sample_scores(dir / r.folder, r.scores);  // ids s0, s1, ... in both sets
+    mark_generated(dir / r.folder, r.seed);
+  }
+  const auto gathered = gather_results({dir / "s42", dir / "s43"}, preset_name);
+  REQUIRE(gathered.longbench.size() == 5);
+  CHECK(gathered.longbench[0].sample_set == "seed 42");
+  CHECK_THAT(error_of([&] { longbench_tables(gathered.longbench, {}); }), Contains("--pool"));
+
+  const auto pooled = pool_sample_sets(gathered.longbench);
+  REQUIRE(pooled.runs.size() == 3);
+  std::map<std::string, const LongBenchResult*> by_method;
+  for (const auto& r : pooled.runs) by_method[r.id.method] = &r;
+  const auto& snap = *by_method.at("snapkv");
+  CHECK(snap.pooled_from.size() == 2);
+  CHECK(snap.sample_set == "seed 42 + seed 43");
+  REQUIRE(snap.samples.at("qasper").ids.size() == 12);
+  CHECK(snap.samples.at("qasper").ids[0] == "seed 42/s0");
+  CHECK(snap.samples.at("qasper").ids[6] == "seed 43/s0");
+  // The mean of all 12 qasper samples (455 / 12 = 37.916...), rounded like the scorers.
+  CHECK(snap.scores.at("qasper") == 37.92);
+  CHECK(snap.scores.at("trec") == 66.67);
+  CHECK(*snap.avg == 52.3);  // (37.92 + 66.67) / 2 = 52.295, rounded half to even at 2 digits as Python
+  CHECK_THAT(run_source(snap), Contains(" + "));
+  CHECK(by_method.at("h2o")->pooled_from.empty());
+  CHECK(by_method.at("h2o")->scores.at("qasper") == Approx(238.0 / 6));  // a lone run keeps its own numbers
+  // H2O covers seed 42 only: said, by name.
+  REQUIRE(pooled.uneven.size() == 1);
+  CHECK_THAT(pooled.uneven[0], Contains("H2O"));
+  CHECK_THAT(pooled.uneven[0], Contains("seed 42 + seed 43, 18 samples"));
+
+  const auto tables = longbench_tables(pooled.runs, {});
+  REQUIRE(tables.size() == 1);
+  const auto paired = paired_difference_tables(pooled.runs);
+  REQUIRE(paired.size() == 1);
+  const auto& row = paired[0].blocks.at(0).rows.at(0);
+  CHECK(row.labels[0] == "RippleKV");
+  CHECK(row.labels[4] == "SnapKV");
+  CHECK(row.labels[5] == "win");  // +4 on all 12 qasper samples: +2 on Avg, on both sample sets
+  CHECK(*row.values[3] == Approx(2.0));
+  // H2O has the best Avg but ran on seed 42 only: the best baseline on the same samples is SnapKV.
+  CHECK(by_method.at("h2o")->avg > snap.avg);
+  CHECK(row.labels[2] == "SnapKV");
+  CHECK(row.labels[3] == "win");
+  CHECK(*row.values[0] == Approx(2.0));
+
+  // The same seed in two folders is the same samples: refused, naming both.
+  fs::copy(dir / "s42", dir / "again", fs::copy_options::recursive);
+  const auto twice = gather_results({dir / "s42", dir / "again"}, preset_name);
+  const auto e = error_of([&] { pool_sample_sets(twice.longbench); });
+  CHECK_THAT(e, Contains("seed 42/s0"));
+  CHECK_THAT(e, Contains((dir / "again").string()));
+  CHECK_THAT(e, Contains("pass only one"));
+
+  // A run without per-sample scores cannot be pooled.
+  fake_longbench_run(dir / "old/snap", "/m/SmolLM2", "snapkv", "uniform", 128, means(runs[3].scores));
+  mark_generated(dir / "old/snap", 44);
+  const auto old = gather_results({dir / "s42", dir / "old"}, preset_name);
+  CHECK_THAT(error_of([&] { pool_sample_sets(old.longbench); }), Contains("no per-sample scores"));
+
+  // LongBench runs keep their files' ids: other samples pool, the same ones are refused.
+  fake_longbench_run(dir / "lb1/snap", "/m/SmolLM2", "snapkv", "uniform", 128, means(runs[0].scores));
+  fake_sample_scores(dir / "lb1/snap", runs[0].scores, "a");
+  fake_longbench_run(dir / "lb2/snap", "/m/SmolLM2", "snapkv", "uniform", 128, means(runs[3].scores));
+  fake_sample_scores(dir / "lb2/snap", runs[3].scores, "b");
+  const auto lb = pool_sample_sets(gather_results({dir / "lb1", dir / "lb2"}, preset_name).longbench);
+  REQUIRE(lb.runs.size() == 1);
+  CHECK(lb.runs[0].samples.at("qasper").ids[6] == "b0");
+  CHECK(lb.runs[0].scores.at("qasper") == 37.92);
+  CHECK_THAT(error_of([&] { pool_sample_sets(gather_results({dir / "lb1", dir / "lb1/snap/.."}, preset_name).longbench); }),
+             Contains("(no error)"));  // one folder given twice is read once
 }

@@ -1,0 +1,138 @@
+#include "eval/experiments/pooled_runs.h"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "eval/longbench_score.h"
+#include "eval/python_numeric.h"
+
+namespace ripplekv::experiments {
+namespace {
+
+// What makes two runs one row: model, method, budget, options and task columns.
+using RowKey = std::tuple<std::string, std::string, std::string, std::string, bool, int64_t,
+                          std::map<std::string, std::string>, std::vector<std::string>>;
+
+RowKey row_key(const LongBenchResult& r) {
+  return {r.model, r.id.method, r.id.selector, r.id.allocator, r.id.full, r.id.budget, r.id.options, r.tasks};
+}
+
+std::string qualified(const LongBenchResult& r, const std::string& id) {
+  return r.sample_set.empty() ? id : r.sample_set + "/" + id;
+}
+
+// What samples a row covers, for the warning on uneven rows: "seed 42 + seed 43, 110 samples".
+std::string coverage_text(const LongBenchResult& r) {
+  std::size_t n = 0;
+  for (const auto& [task, column] : r.samples) n += column.scores.size();
+  return fmt::format("{}{} samples", r.sample_set.empty() ? "" : r.sample_set + ", ", n);
+}
+
+// Kept tokens per layer over both runs' samples, weighted by their sample counts.
+eval::KeptTokensSummary merge_kept(const eval::KeptTokensSummary& a, const eval::KeptTokensSummary& b) {
+  if (a.samples == 0) return b;
+  if (b.samples == 0 || a.mean_kept.size() != b.mean_kept.size()) return a;
+  eval::KeptTokensSummary out;
+  out.samples = a.samples + b.samples;
+  const double wa = static_cast<double>(a.samples) / static_cast<double>(out.samples);
+  const double wb = 1.0 - wa;
+  out.mean_kept.resize(a.mean_kept.size());
+  for (std::size_t l = 0; l < a.mean_kept.size(); ++l) out.mean_kept[l] = wa * a.mean_kept[l] + wb * b.mean_kept[l];
+  out.mean_prompt_tokens = wa * a.mean_prompt_tokens + wb * b.mean_prompt_tokens;
+  return out;
+}
+
+void require_samples(const LongBenchResult& r, const LongBenchResult& other) {
+  if (!r.samples.empty()) return;
+  throw std::invalid_argument(fmt::format(
+      "--pool: {} has no per-sample scores (sample_scores.json), so it cannot be pooled with {}; re-score it with "
+      "`ripplekv longbench-score --out {}` (or the ruler command again), or leave it out of --runs",
+      r.dir.string(), other.dir.string(), r.dir.string()));
+}
+
+}  // namespace
+
+PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
+  PooledRuns out;
+  std::map<RowKey, std::size_t> row_of;
+  std::vector<std::map<std::string, std::string>> owner;  // per output row: qualified id@task -> folder
+  for (const auto& run : runs) {
+    LongBenchResult r = run;
+    for (auto& [task, column] : r.samples) {
+      for (auto& id : column.ids) id = qualified(run, id);
+    }
+    const auto [it, fresh] = row_of.emplace(row_key(r), out.runs.size());
+    if (fresh) {
+      owner.emplace_back();
+      for (const auto& [task, column] : r.samples) {
+        for (const auto& id : column.ids) owner.back()[task + "\n" + id] = r.dir.string();
+      }
+      out.runs.push_back(std::move(r));
+      continue;
+    }
+    auto& into = out.runs[it->second];
+    require_samples(into, r);
+    require_samples(r, into);
+    auto& seen = owner[it->second];
+    for (const auto& task : r.tasks) {
+      auto& column = into.samples.at(task);
+      const auto& more = r.samples.at(task);
+      for (std::size_t i = 0; i < more.ids.size(); ++i) {
+        const auto [where, added] = seen.emplace(task + "\n" + more.ids[i], r.dir.string());
+        if (!added) {
+          throw std::invalid_argument(fmt::format(
+              "--pool: sample {} of {} is in two runs of the same method:\n  {}\n  {}\nthey cover the same samples "
+              "(the same seed or data file); pass only one of them, or pool runs made on other samples (another "
+              "--seed)",
+              more.ids[i], task, where->second, r.dir.string()));
+        }
+        column.ids.push_back(more.ids[i]);
+        column.scores.push_back(more.scores[i]);
+      }
+    }
+    if (into.pooled_from.empty()) into.pooled_from.push_back(into.dir);
+    into.pooled_from.push_back(r.dir);
+    if (!r.sample_set.empty()) into.sample_set += (into.sample_set.empty() ? "" : " + ") + r.sample_set;
+    std::vector<eval::TaskResult> scores;
+    for (const auto& task : into.tasks) {
+      const auto& column = into.samples.at(task);
+      double sum = 0;
+      for (double s : column.scores) sum += s;
+      into.scores[task] = eval::python_round(sum / static_cast<double>(column.scores.size()), 2);
+      scores.push_back(eval::TaskResult{task, {}, into.scores[task], std::nullopt});
+    }
+    into.avg = eval::average_score(scores);
+    into.kept = merge_kept(into.kept, r.kept);
+  }
+  // Rows of one model and budget that cover different samples (runs without per-sample
+  // scores are left out: they have no paired comparison anyway).
+  using Ids = std::set<std::string>;
+  std::map<std::pair<std::string, int64_t>, std::map<Ids, std::pair<std::string, std::vector<std::string>>>> cover;
+  for (const auto& r : out.runs) {
+    if (r.id.full || r.samples.empty()) continue;
+    Ids ids;
+    for (const auto& [task, column] : r.samples) {
+      for (const auto& id : column.ids) ids.insert(task + "\n" + id);
+    }
+    auto& entry = cover[{r.model, r.id.budget}][ids];
+    entry.first = coverage_text(r);
+    entry.second.push_back(method_display_name(r.id.method));
+  }
+  for (const auto& [where, by_ids] : cover) {
+    if (by_ids.size() < 2) continue;
+    std::string text;
+    for (const auto& [ids, entry] : by_ids) {
+      std::string names;
+      for (const auto& m : entry.second) names += (names.empty() ? "" : ", ") + m;
+      text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", entry.first, names);
+    }
+    out.uneven.push_back(fmt::format("{} budget {}: rows cover different samples ({})", where.first, where.second, text));
+  }
+  return out;
+}
+
+}  // namespace ripplekv::experiments

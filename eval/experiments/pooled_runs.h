@@ -1,0 +1,33 @@
+// Pooling runs of one method made on different samples (`ripplekv table --pool`): two RULER
+// sample sets generated from --seed 42 and --seed 43, or two LongBench runs over different
+// samples of a task, become one row whose scores and bootstrap intervals cover every sample.
+//
+// Runs are pooled when they share the model, the method (selector, allocator, budget, policy
+// options) and the task columns. Sample ids are qualified by the run's sample set ("seed 43/0";
+// a data file's own ids stay as they are), so the same sample reached twice (the same seed
+// passed in two folders, or two runs over one file) is an error naming both folders, never a
+// sample counted twice. A pooled column's score is the mean of its samples, rounded to 2
+// decimals like the scorers; Avg is recomputed from those. A run alone keeps its own numbers.
+// Torch-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "eval/experiments/run_results.h"
+
+namespace ripplekv::experiments {
+
+struct PooledRuns {
+  std::vector<LongBenchResult> runs;  // pooled rows and lone runs, in the input's order of first folder
+  // Per model and budget where rows cover different sample sets ("SmolLM2 budget 128: H2O on
+  // seed 42 only; the others on seed 42 + seed 43"): their paired comparisons say "different
+  // samples", and their intervals are not comparable.
+  std::vector<std::string> uneven;
+};
+
+// Throws std::invalid_argument for a run of a pooled group without per-sample scores (naming
+// the folder and how to get them) and for a sample in two runs of a group (naming both).
+PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs);
+
+}  // namespace ripplekv::experiments
