@@ -1,6 +1,7 @@
 #include "models/ops/linear.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -233,6 +234,8 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
   const bool batch = linear_uses_batch_kernel(x, w);
   if (!batch && !linear_uses_row_kernel(x, w)) return at::linear(x, w, b);
   if (b.defined() && (b.dim() != 1 || b.size(0) != w.size(0))) return at::linear(x, w, b);  // its error
+  // Named in a profile of the step (`ripplekv_bench --op-profile`); free when none is running.
+  RECORD_FUNCTION("ripplekv::linear", c10::ArrayRef<const c10::IValue>{});
   at::Tensor y;
   if (x.scalar_type() == at::kFloat) {
     y = linear_f32_rows(x, w, b);

@@ -7,6 +7,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <cmath>
+
 #include "models/ops/cpu_features.h"
 #include "models/ops/decode_attention.h"
 #include "models/ops/linear.h"
@@ -159,6 +161,79 @@ TEST_CASE("Float32 one-token linear is the float64 product rounded once", "[ops]
         // Within one float32 rounding of the exact value (plus the float64 sum's error, far below).
         const auto err = (y.to(at::kDouble) - exact).abs() / exact.abs().clamp_min(1e-30);
         CHECK(err.max().item<double>() <= 6e-8);
+      }
+    }
+  }
+  at::set_num_threads(before);
+}
+
+namespace {
+// One query row against one key as the decode kernel defines the score: float32 lane sums of
+// the head's 16-lane chunks (a multiply, then fused multiply-adds), the 16 lanes added as GCC's
+// _mm512_reduce_add_ps adds them (lane i + lane i + 8, then i + 4, then i + 2, then i + 1),
+// times the scale.
+float reference_score(const float* q, const float* k, int64_t d, float scale) {
+  float acc[16];
+  for (int l = 0; l < 16; ++l) acc[l] = k[l] * q[l];
+  for (int64_t c = 1; c < d / 16; ++c) {
+    for (int l = 0; l < 16; ++l) acc[l] = std::fma(k[c * 16 + l], q[c * 16 + l], acc[l]);
+  }
+  float t3[8], t6[4];
+  for (int i = 0; i < 8; ++i) t3[i] = acc[i + 8] + acc[i];
+  for (int i = 0; i < 4; ++i) t6[i] = t3[i + 4] + t3[i];
+  const float t80 = t6[0] + t6[2], t81 = t6[1] + t6[3];
+  return (t80 + t81) * scale;
+}
+}  // namespace
+
+TEST_CASE("Decode attention is its scalar definition bit for bit", "[ops][attention][isa]") {
+  if (!ops::cpu_has_avx512()) {
+    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
+    return;
+  }
+  at::manual_seed(24);
+  // Key counts below, at and around 16 (keys are scored 16 at a time, the rest one by one) and
+  // across a key block (256); head sizes of 2 to 8 chunks of 16; 1 and 3 query heads per KV head.
+  const int before = at::get_num_threads();
+  at::set_num_threads(2);
+  for (const auto dtype : {at::kBFloat16, at::kFloat})
+  for (int64_t d : {32, 64, 128}) {
+    for (int64_t rep : {1, 3}) {
+      for (int64_t t : {5, 16, 17, 40, 300}) {
+        const int64_t b = 2, hkv = 2;
+        INFO("head size " << d << ", " << rep << " query heads per KV head, " << t << " keys, " << dtype);
+        const auto q = at::randn({b, hkv, rep, d}).to(dtype);
+        const auto k = at::randn({b, hkv, t, d}).to(dtype);
+        const auto v = at::randn({b, hkv, t, d}).to(dtype);
+        REQUIRE(ops::decode_attention_supported(q, k, v));
+        const auto out = ops::decode_attention(q, k, v, {});
+        const auto qf = q.to(at::kFloat).contiguous(), kf = k.to(at::kFloat).contiguous(),
+                   vf = v.to(at::kFloat).contiguous();
+        const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+        auto scores = at::empty({b * hkv, rep, t}, at::kFloat);
+        for (int64_t i = 0; i < b * hkv; ++i) {
+          for (int64_t r = 0; r < rep; ++r) {
+            for (int64_t j = 0; j < t; ++j) {
+              scores.data_ptr<float>()[(i * rep + r) * t + j] = reference_score(
+                  qf.data_ptr<float>() + (i * rep + r) * d, kf.data_ptr<float>() + (i * t + j) * d, d, scale);
+            }
+          }
+        }
+        const auto probs = at::softmax(scores, -1);
+        auto expect = at::empty({b, hkv, rep, d}, at::kFloat);
+        for (int64_t i = 0; i < b * hkv; ++i) {
+          for (int64_t r = 0; r < rep; ++r) {
+            for (int64_t c = 0; c < d; ++c) {
+              float acc = 0;
+              for (int64_t j = 0; j < t; ++j) {
+                acc = std::fma(probs.data_ptr<float>()[(i * rep + r) * t + j], vf.data_ptr<float>()[(i * t + j) * d + c],
+                               acc);
+              }
+              expect.data_ptr<float>()[(i * rep + r) * d + c] = acc;
+            }
+          }
+        }
+        CHECK(at::equal(out, expect.to(dtype)));
       }
     }
   }
