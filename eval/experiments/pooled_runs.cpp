@@ -112,7 +112,11 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
   // scores are left out: they have no paired comparison anyway).
   using Ids = std::set<std::string>;
   std::map<std::pair<std::string, int64_t>, std::map<Ids, std::pair<std::string, std::vector<std::string>>>> cover;
-  for (const auto& r : out.runs) {
+  std::vector<std::pair<std::string, RunIdentity>> ids_for_labels;
+  for (const auto& r : out.runs) ids_for_labels.emplace_back(r.model, r.id);
+  const auto labels = run_labels(ids_for_labels);
+  for (std::size_t i = 0; i < out.runs.size(); ++i) {
+    const auto& r = out.runs[i];
     if (r.id.full || r.samples.empty()) continue;
     Ids ids;
     for (const auto& [task, column] : r.samples) {
@@ -120,7 +124,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     }
     auto& entry = cover[{r.model, r.id.budget}][ids];
     entry.first = coverage_text(r);
-    entry.second.push_back(method_display_name(r.id.method));
+    entry.second.push_back(labels[i]);
   }
   for (const auto& [where, by_ids] : cover) {
     if (by_ids.size() < 2) continue;
