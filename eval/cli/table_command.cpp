@@ -78,7 +78,7 @@ int run_table(const std::vector<std::string>& args) {
     gathered.longbench = std::move(pooled.runs);
     uneven = std::move(pooled.uneven);
     for (const auto& line : uneven) {
-      std::cerr << "warning: " << line << "; paired comparisons across them say \"different samples\"\n";
+      std::cerr << "warning: " << line << "; a RippleKV row is paired with the best baseline on its own samples\n";
     }
   }
   for (const auto& line : gathered.incomplete) std::cerr << "warning: left out, not complete: " << line << "\n";

@@ -32,10 +32,11 @@ std::string coverage_text(const LongBenchResult& r) {
   return fmt::format("{}{} samples", r.sample_set.empty() ? "" : r.sample_set + ", ", n);
 }
 
-// Kept tokens per layer over both runs' samples, weighted by their sample counts.
+// Kept tokens per layer over both runs' samples, weighted by their sample counts; none (an
+// empty summary) when either run has none or they count other layers, rather than one run's
+// figures under the pooled row.
 eval::KeptTokensSummary merge_kept(const eval::KeptTokensSummary& a, const eval::KeptTokensSummary& b) {
-  if (a.samples == 0) return b;
-  if (b.samples == 0 || a.mean_kept.size() != b.mean_kept.size()) return a;
+  if (a.samples == 0 || b.samples == 0 || a.mean_kept.size() != b.mean_kept.size()) return {};
   eval::KeptTokensSummary out;
   out.samples = a.samples + b.samples;
   const double wa = static_cast<double>(a.samples) / static_cast<double>(out.samples);
@@ -49,9 +50,30 @@ eval::KeptTokensSummary merge_kept(const eval::KeptTokensSummary& a, const eval:
 void require_samples(const LongBenchResult& r, const LongBenchResult& other) {
   if (!r.samples.empty()) return;
   throw std::invalid_argument(fmt::format(
-      "--pool: {} has no per-sample scores (sample_scores.json), so it cannot be pooled with {}; re-score it with "
-      "`ripplekv longbench-score --out {}` (or the ruler command again), or leave it out of --runs",
+      "--pool: {} has no per-sample scores (sample_scores.json), so it cannot be pooled with {}; score it again "
+      "(`ripplekv longbench-score --pred {}` for a LongBench run; for a RULER or needle run, rerun the command in "
+      "its config.json, info.command, which scores a finished run again), or leave it out of --runs",
       r.dir.string(), other.dir.string(), r.dir.string()));
+}
+
+// Runs pool only when they were made the same way (model, dtype, device, chat template, ...).
+void require_same_settings(const LongBenchResult& a, const LongBenchResult& b) {
+  if (a.settings == b.settings) return;
+  std::string what;
+  for (const auto* j : {&a.settings, &b.settings}) {
+    for (const auto& [key, value] : j->items()) {
+      const auto& other = j == &a.settings ? b.settings : a.settings;
+      if (what.empty() && (!other.contains(key) || other.at(key) != value)) {
+        const auto in_a = a.settings.contains(key) ? a.settings.at(key).dump() : "(not set)";
+        const auto in_b = b.settings.contains(key) ? b.settings.at(key).dump() : "(not set)";
+        what = fmt::format("{}: {} against {}", key, in_a, in_b);
+      }
+    }
+  }
+  throw std::invalid_argument(fmt::format(
+      "--pool: these runs of one method were made differently ({}), so their samples cannot be pooled:\n  {}\n  "
+      "{}\npool only runs that differ in their samples (--seed, data), or pass one of them",
+      what, a.dir.string(), b.dir.string()));
 }
 
 }  // namespace
@@ -75,6 +97,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
       continue;
     }
     auto& into = out.runs[it->second];
+    require_same_settings(into, r);
     require_samples(into, r);
     require_samples(r, into);
     auto& seen = owner[it->second];
@@ -86,7 +109,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
         if (!added) {
           throw std::invalid_argument(fmt::format(
               "--pool: sample {} of {} is in two runs of the same method:\n  {}\n  {}\nthey cover the same samples "
-              "(the same seed or data file); pass only one of them, or pool runs made on other samples (another "
+              "(the same seed, data folder or file); pass only one of them, or pool runs made on other samples (another "
               "--seed)",
               more.ids[i], task, where->second, r.dir.string()));
         }
@@ -96,7 +119,10 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     }
     if (into.pooled_from.empty()) into.pooled_from.push_back(into.dir);
     into.pooled_from.push_back(r.dir);
-    if (!r.sample_set.empty()) into.sample_set += (into.sample_set.empty() ? "" : " + ") + r.sample_set;
+    // Shards of one seed pool too (their ids differ): name each set once.
+    if (!r.sample_set.empty() && (" + " + into.sample_set + " + ").find(" + " + r.sample_set + " + ") == std::string::npos) {
+      into.sample_set += (into.sample_set.empty() ? "" : " + ") + r.sample_set;
+    }
     std::vector<eval::TaskResult> scores;
     for (const auto& task : into.tasks) {
       const auto& column = into.samples.at(task);

@@ -6,8 +6,12 @@
 // options) and the task columns. Sample ids are qualified by the run's sample set ("seed 43/0";
 // a data file's own ids stay as they are), so the same sample reached twice (the same seed
 // passed in two folders, or two runs over one file) is an error naming both folders, never a
-// sample counted twice. A pooled column's score is the mean of its samples, rounded to 2
-// decimals like the scorers; Avg is recomputed from those. A run alone keeps its own numbers.
+// sample counted twice. Runs made differently (another dtype, device, chat template, model
+// path...: config.json's "run" apart from seed, samples, data, tasks and method) are refused.
+// A pooled column's score is the mean of its per-sample scores (already x100), rounded to 2
+// decimals as the scorers round; the scorers scale the mean of the unscaled scores instead,
+// which can differ in the last bit, and so in the rounding only at an exact half of 0.01.
+// Avg is recomputed from those. A run alone keeps its own numbers.
 // Torch-free.
 #pragma once
 
@@ -27,7 +31,8 @@ struct PooledRuns {
 };
 
 // Throws std::invalid_argument for a run of a pooled group without per-sample scores (naming
-// the folder and how to get them) and for a sample in two runs of a group (naming both).
+// the folder and how to get them), for runs of a group made differently (naming both and the
+// setting) and for a sample in two runs of a group (naming both).
 PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs);
 
 }  // namespace ripplekv::experiments

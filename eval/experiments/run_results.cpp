@@ -89,6 +89,8 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
     r.id.method = name_of(r.id.selector, r.id.allocator);
   }
   if (r.id.full) r.id.budget = 0;
+  r.settings = run;
+  for (const char* key : {"seed", "samples", "data", "tasks", "method"}) r.settings.erase(key);
   if (run.contains("seed") && run.value("data", nlohmann::json()) == "generated") {
     r.sample_set = fmt::format("seed {}", run.at("seed").get<uint64_t>());
   }

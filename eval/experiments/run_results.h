@@ -42,6 +42,10 @@ struct LongBenchResult {
   // Which samples a generated benchmark drew ("seed 43" for RULER samples generated from
   // --seed 43); "" when the samples are a data file's, named by their own ids.
   std::string sample_set;
+  // How the run was made, apart from its samples and method: config.json's "run" without seed,
+  // samples, data, tasks and method (model, tokenizer, dtype, device, chat template, ...).
+  // Runs pool only when these are equal.
+  nlohmann::json settings;
   // The run folders pooled into this result (eval/experiments/pooled_runs.h); empty when the
   // result is one run's.
   std::vector<std::filesystem::path> pooled_from;

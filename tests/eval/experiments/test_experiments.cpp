@@ -723,7 +723,7 @@ TEST_CASE("tables: --pool makes one row of runs on different samples, and refuse
   // The mean of all 12 qasper samples (455 / 12 = 37.916...), rounded like the scorers.
   CHECK(snap.scores.at("qasper") == 37.92);
   CHECK(snap.scores.at("trec") == 66.67);
-  CHECK(*snap.avg == 52.3);  // (37.92 + 66.67) / 2 = 52.295, rounded half to even at 2 digits as Python
+  CHECK(*snap.avg == 52.3);  // (37.92 + 66.67) / 2: the double just above 52.295, rounded as Python
   CHECK_THAT(run_source(snap), Contains(" + "));
   CHECK(by_method.at("h2o")->pooled_from.empty());
   CHECK(by_method.at("h2o")->scores.at("qasper") == Approx(238.0 / 6));  // a lone run keeps its own numbers
@@ -754,6 +754,26 @@ TEST_CASE("tables: --pool makes one row of runs on different samples, and refuse
   CHECK_THAT(e, Contains("seed 42/s0"));
   CHECK_THAT(e, Contains((dir / "again").string()));
   CHECK_THAT(e, Contains("pass only one"));
+
+  // Runs made differently (here another dtype) are not pooled: refused, naming the setting.
+  fs::copy(dir / "s43", dir / "f32", fs::copy_options::recursive);
+  for (const auto* m : {"snap", "ripple"}) {
+    auto config = nlohmann::json::parse(read(dir / "f32" / m / "config.json"));
+    config["run"]["dtype"] = "float32";
+    write(dir / "f32" / m / "config.json", config.dump());
+  }
+  fs::copy(dir / "s42", dir / "b16", fs::copy_options::recursive);
+  for (const auto* m : {"snap", "ripple", "h2o"}) {
+    auto config = nlohmann::json::parse(read(dir / "b16" / m / "config.json"));
+    config["run"]["dtype"] = "bfloat16";
+    write(dir / "b16" / m / "config.json", config.dump());
+  }
+  const auto mixed = gather_results({dir / "b16", dir / "f32"}, preset_name);
+  const auto why = error_of([&] { pool_sample_sets(mixed.longbench); });
+  CHECK_THAT(why, Contains("made differently (dtype: "));
+  CHECK_THAT(why, Contains("\"float32\""));
+  CHECK_THAT(why, Contains("\"bfloat16\""));
+  CHECK_THAT(why, Contains((dir / "f32").string()));
 
   // A run without per-sample scores cannot be pooled.
   fake_longbench_run(dir / "old/snap", "/m/SmolLM2", "snapkv", "uniform", 128, means(runs[3].scores));

@@ -143,3 +143,45 @@ TEST_CASE("KV cache stacks sequences of different lengths, left-padded, and drop
   CHECK_THROWS_AS(KVCache::stack({&rows[0], &later}), std::invalid_argument);  // another position
   CHECK_THROWS_AS(KVCache::stack({&again}), std::invalid_argument);            // already a batch
 }
+
+TEST_CASE("KV cache decode appends, written in place, equal appends through ATen", "[core][cache]") {
+  // One token at a time (the in-place path) against the same tokens appended at once (ATen's
+  // copies), for a plain cache and for a batch after a row has dropped out (a view with a
+  // storage offset); values whose rows are strided views, as the fused qkv projection gives.
+  at::manual_seed(41);
+  for (auto dtype : {at::kFloat, at::kBFloat16}) {
+    INFO("dtype " << dtype);
+    const auto qkv = at::randn({2, 4, 3 * 2 * 8}).to(dtype);  // [B, T, 3 Hkv D]
+    const auto k = qkv.narrow(-1, 0, 16).reshape({2, 4, 2, 8}).transpose(1, 2).contiguous();
+    const auto v = qkv.narrow(-1, 16, 16).view({2, 4, 2, 8}).transpose(1, 2);  // strided
+    KVCache one(1), all(1);
+    const auto prompt_k = at::randn({2, 2, 5, 8}).to(dtype), prompt_v = at::randn({2, 2, 5, 8}).to(dtype);
+    one.append(0, prompt_k, prompt_v, 0);
+    all.append(0, prompt_k, prompt_v, 0);
+    for (int64_t t = 0; t < 4; ++t) one.append(0, k.narrow(2, t, 1), v.narrow(2, t, 1), 5 + t);
+    all.append(0, k, v, 5);
+    REQUIRE(one.length(0) == 9);
+    CHECK(at::equal(one.keys(0), all.keys(0)));
+    CHECK(at::equal(one.values(0), all.values(0)));
+    CHECK(at::equal(one.positions(0), all.positions(0)));
+  }
+  // A batch of rows of different lengths; row 0 drops out, then decoding goes on in place.
+  std::vector<KVCache> rows;
+  for (int64_t n : {6, 3, 4}) {  // one prompt of 6 tokens, compressed to n
+    rows.emplace_back(1);
+    rows.back().append(0, at::randn({1, 2, 6, 8}), at::randn({1, 2, 6, 8}), 0);
+    if (n < 6) rows.back().keep(0, at::arange(6 - n, 6, at::kLong));
+  }
+  auto a = KVCache::stack({&rows[0], &rows[1], &rows[2]});
+  auto b = KVCache::stack({&rows[0], &rows[1], &rows[2]});
+  a.select_rows({1, 2});
+  b.select_rows({1, 2});
+  const auto k = at::randn({2, 2, 3, 8}), v = at::randn({2, 2, 3, 8});
+  for (int64_t t = 0; t < 3; ++t) a.append(0, k.narrow(2, t, 1), v.narrow(2, t, 1), 6 + t);
+  b.append(0, k, v, 6);
+  CHECK(at::equal(a.keys(0), b.keys(0)));
+  CHECK(at::equal(a.values(0), b.values(0)));
+  CHECK(at::equal(a.positions(0), b.positions(0)));
+  CHECK(at::equal(a.key_mask(0), b.key_mask(0)));
+  CHECK(at::equal(a.keys(0)[1].narrow(1, a.length(0) - 3, 3), k[1]));
+}

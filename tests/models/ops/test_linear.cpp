@@ -193,11 +193,11 @@ TEST_CASE("Decode attention is its scalar definition bit for bit", "[ops][attent
   }
   at::manual_seed(24);
   // Key counts below, at and around 16 (keys are scored 16 at a time, the rest one by one) and
-  // across a key block (256); head sizes of 2 to 8 chunks of 16; 1 and 3 query heads per KV head.
+  // across a key block (256); head sizes of 2 to 16 chunks of 16; 1 and 3 query heads per KV head.
   const int before = at::get_num_threads();
   at::set_num_threads(2);
   for (const auto dtype : {at::kBFloat16, at::kFloat})
-  for (int64_t d : {32, 64, 128}) {
+  for (int64_t d : {32, 64, 96, 128, 256}) {
     for (int64_t rep : {1, 3}) {
       for (int64_t t : {5, 16, 17, 40, 300}) {
         const int64_t b = 2, hkv = 2;
