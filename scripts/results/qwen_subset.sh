@@ -4,7 +4,7 @@
 # then fidelity to the full cache on 8 other multi_news texts (1,024-token prompts, 32
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
-# layer_mean noise and its ripple runs, RULER 4k on a subset, and the tables. Rerun to resume: a finished profile or
+# layer_mean noise and its ripple runs, RULER 4k on a subset and on new samples, and the tables. Rerun to resume: a finished profile or
 # fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -53,5 +53,12 @@ step "layer_mean fidelity r=4" "$OUT/fidelity_layer_mean_r4/fidelity.csv" fideli
 step "ruler 4k" "$OUT/ruler4k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
   --lengths 4096 --samples 2 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$P,ratio=2,ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k/runs"
+# New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
+# 1 thread beside another run. Then both sample sets pooled (55 prompts).
+step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k_seed43/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
+"$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
+BIN=$BIN scripts/results/ruler_pooled.sh qwen4k

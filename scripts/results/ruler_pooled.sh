@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
-# RULER tables of SmolLM2 pooled over both sample sets (seed 42 and seed 43: 110 samples per
-# length), for the methods run on both: `ripplekv table --pool` over the seed-42 and seed-43
-# run folders, leaving out the seed-42-only variants (the `merged` profile, r = 1.5, the
-# h2o/streamingllm selectors with ripple budgets), whose rows could not be paired with the
-# pooled ones. Budget 64 is on seed 42 only, for every method.
-#   scripts/results/ruler_pooled.sh [4k|8k ...]      (default: both)
+# RULER tables pooled over two sample sets (seed 42 and seed 43), for the methods run on both:
+# `ripplekv table --pool` over the two run folders, leaving out the variants run on one set
+# only, whose rows could not be paired with the pooled ones.
+#   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
+#           h2o/streamingllm selectors with ripple budgets are left out; budget 64 is on seed 42
+#           only, for every method)
+#   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
+#           profile is left out)
+#   scripts/results/ruler_pooled.sh [4k|8k|qwen4k ...]      (default: all three)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
-R=results/smollm2-135m-instruct
-lengths=("$@")
-[ ${#lengths[@]} -eq 0 ] && lengths=(4k 8k)
-for length in "${lengths[@]}"; do
-  case $length in
-    4k) seed42=$R/ruler/runs; seed43=$R/ruler4k_seed43/runs ;;
-    8k) seed42=$R/ruler8k/runs; seed43=$R/ruler8k_seed43/runs ;;
-    *) echo "ruler_pooled.sh: unknown length $length (4k or 8k)" >&2; exit 2 ;;
+S=results/smollm2-135m-instruct
+Q=results/qwen2.5-coder-1.5b-instruct
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k qwen4k)
+for target in "${targets[@]}"; do
+  case $target in
+    4k) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; out=$S/ruler4k_pooled ;;
+    8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
+    qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k or qwen4k)" >&2; exit 2 ;;
   esac
   runs=()
   for dir in "$seed42"/* "$seed43"/*; do
     name=$(basename "$dir")
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
-      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=2_b* | \
-        ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=4_b*) runs+=("$dir") ;;
+      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;  # SmolLM2
+      ripple@profile=*8x512_bf16_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen
     esac
   done
-  "$BIN" table --pool --runs "${runs[@]}" --out "$R/ruler${length}_pooled/tables"
-  .venv/bin/python scripts/plot_results.py --summary "$R/ruler${length}_pooled/tables/summary.json" \
-    --out "$R/ruler${length}_pooled/plots"
+  "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
+  .venv/bin/python scripts/plot_results.py --summary "$out/tables/summary.json" --out "$out/plots"
 done
