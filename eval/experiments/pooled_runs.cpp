@@ -25,11 +25,25 @@ std::string qualified(const LongBenchResult& r, const std::string& id) {
   return r.sample_set.empty() ? id : r.sample_set + "/" + id;
 }
 
+// One sample of one task column, as a key of the sets below.
+std::string sample_key(const std::string& task, const std::string& id) { return task + "\n" + id; }
+
 // What samples a row covers, for the warning on uneven rows: "seed 42 + seed 43, 110 samples".
 std::string coverage_text(const LongBenchResult& r) {
-  std::size_t n = 0;
-  for (const auto& [task, column] : r.samples) n += column.scores.size();
-  return fmt::format("{}{} samples", r.sample_set.empty() ? "" : r.sample_set + ", ", n);
+  return fmt::format("{}{} samples", r.sample_set.empty() ? "" : r.sample_set + ", ", sample_count(r));
+}
+
+// A pooled row's task scores (the mean of its samples, rounded as the scorers round) and Avg.
+void rescore(LongBenchResult& r) {
+  std::vector<eval::TaskResult> scores;
+  for (const auto& task : r.tasks) {
+    const auto& column = r.samples.at(task);
+    double sum = 0;
+    for (double s : column.scores) sum += s;
+    r.scores[task] = eval::python_round(sum / static_cast<double>(column.scores.size()), 2);
+    scores.push_back(eval::TaskResult{task, {}, r.scores[task], std::nullopt});
+  }
+  r.avg = eval::average_score(scores);
 }
 
 // Kept tokens per layer over both runs' samples, weighted by their sample counts; none (an
@@ -91,7 +105,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     if (fresh) {
       owner.emplace_back();
       for (const auto& [task, column] : r.samples) {
-        for (const auto& id : column.ids) owner.back()[task + "\n" + id] = r.dir.string();
+        for (const auto& id : column.ids) owner.back()[sample_key(task, id)] = r.dir.string();
       }
       out.runs.push_back(std::move(r));
       continue;
@@ -105,7 +119,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
       auto& column = into.samples.at(task);
       const auto& more = r.samples.at(task);
       for (std::size_t i = 0; i < more.ids.size(); ++i) {
-        const auto [where, added] = seen.emplace(task + "\n" + more.ids[i], r.dir.string());
+        const auto [where, added] = seen.emplace(sample_key(task, more.ids[i]), r.dir.string());
         if (!added) {
           throw std::invalid_argument(fmt::format(
               "--pool: sample {} of {} is in two runs of the same method:\n  {}\n  {}\nthey cover the same samples "
@@ -123,16 +137,10 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     if (!r.sample_set.empty() && (" + " + into.sample_set + " + ").find(" + " + r.sample_set + " + ") == std::string::npos) {
       into.sample_set += (into.sample_set.empty() ? "" : " + ") + r.sample_set;
     }
-    std::vector<eval::TaskResult> scores;
-    for (const auto& task : into.tasks) {
-      const auto& column = into.samples.at(task);
-      double sum = 0;
-      for (double s : column.scores) sum += s;
-      into.scores[task] = eval::python_round(sum / static_cast<double>(column.scores.size()), 2);
-      scores.push_back(eval::TaskResult{task, {}, into.scores[task], std::nullopt});
-    }
-    into.avg = eval::average_score(scores);
     into.kept = merge_kept(into.kept, r.kept);
+  }
+  for (auto& r : out.runs) {
+    if (!r.pooled_from.empty()) rescore(r);
   }
   // Rows of one model and budget that cover different samples (runs without per-sample
   // scores are left out: they have no paired comparison anyway).
@@ -146,7 +154,7 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     if (r.id.full || r.samples.empty()) continue;
     Ids ids;
     for (const auto& [task, column] : r.samples) {
-      for (const auto& id : column.ids) ids.insert(task + "\n" + id);
+      for (const auto& id : column.ids) ids.insert(sample_key(task, id));
     }
     auto& entry = cover[{r.model, r.id.budget}][ids];
     entry.first = coverage_text(r);

@@ -296,6 +296,12 @@ std::string method_display_name(const std::string& method) {
   return it == names.end() ? method : it->second;
 }
 
+std::size_t sample_count(const LongBenchResult& run) {
+  std::size_t n = 0;
+  for (const auto& [task, column] : run.samples) n += column.scores.size();
+  return n;
+}
+
 std::string run_source(const LongBenchResult& run) {
   if (run.pooled_from.empty()) return run.dir.string();
   std::string out;
@@ -431,9 +437,7 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["model"] = r.model;
     identity(j, r.id, lb_labels[i]);
     j["tasks"] = r.tasks;
-    std::size_t samples = 0;
-    for (const auto& [task, column] : r.samples) samples += column.scores.size();
-    j["samples"] = samples;
+    j["samples"] = sample_count(r);
     j["scores"] = r.scores;
     j["avg"] = r.avg ? nlohmann::ordered_json(*r.avg) : nlohmann::ordered_json(nullptr);
     const auto ci = avg_interval(r);  // 95% bootstrap interval, when the run has per-sample scores

@@ -84,6 +84,9 @@ using MethodParts = std::function<std::optional<std::pair<std::string, std::stri
 GatheredResults gather_results(const std::vector<std::filesystem::path>& roots, const MethodNamer& name_of,
                                const MethodParts& parts_of = {});
 
+// How many per-sample scores a run has, over all its tasks (0 without sample_scores.json).
+std::size_t sample_count(const LongBenchResult& run);
+
 // The folder a table row names as its source: the run's, or the pooled runs' joined by " + ".
 std::string run_source(const LongBenchResult& run);
 inline std::string run_source(const FidelityResult& run) { return run.dir.string(); }

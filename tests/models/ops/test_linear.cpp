@@ -15,6 +15,15 @@
 
 using namespace ripplekv;
 
+namespace {
+// Whether this CPU runs the decode attention kernel (AVX-512); says so when it does not.
+bool decode_kernel_runs() {
+  if (ops::cpu_has_avx512()) return true;
+  WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
+  return false;
+}
+}  // namespace
+
 TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops][linear][isa]") {
   if (!ops::cpu_has_avx512()) {
     WARN("no AVX-512 on this CPU: both shapes take at::linear; nothing of the batch kernel to test");
@@ -55,10 +64,7 @@ TEST_CASE("Batched bfloat16 linear equals row-by-row linear bit for bit", "[ops]
 }
 
 TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", "[ops][attention][isa]") {
-  if (!ops::cpu_has_avx512()) {
-    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
-    return;
-  }
+  if (!decode_kernel_runs()) return;
   at::manual_seed(22);
   const int64_t hkv = 2, rep = 3, d = 64, t = 300;
   // Sequence lengths around one vector of lanes (8, 16), a key block (256) and the whole row.
@@ -95,10 +101,7 @@ TEST_CASE("Padded decode attention rows equal each sequence alone bit for bit", 
 }
 
 TEST_CASE("Decode attention matches float64 attention for every head size and group size", "[ops][attention][isa]") {
-  if (!ops::cpu_has_avx512()) {
-    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
-    return;
-  }
+  if (!decode_kernel_runs()) return;
   at::manual_seed(23);
   // Head sizes of one value slice (32, 96, 128 lanes) and of several (192: 3 slices of 64,
   // 160: 5 of 32); groups of query heads below, at and above what one pass keeps in registers.
@@ -187,10 +190,7 @@ float reference_score(const float* q, const float* k, int64_t d, float scale) {
 }  // namespace
 
 TEST_CASE("Decode attention is its scalar definition bit for bit", "[ops][attention][isa]") {
-  if (!ops::cpu_has_avx512()) {
-    WARN("no AVX-512 on this CPU: decode attention takes SDPA; nothing of the kernel to test");
-    return;
-  }
+  if (!decode_kernel_runs()) return;
   at::manual_seed(24);
   // Key counts below, at and around 16 (keys are scored 16 at a time, the rest one by one) and
   // across a key block (256); head sizes of 2 to 16 chunks of 16; 1 and 3 query heads per KV head.
