@@ -22,6 +22,8 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops/decode_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/column_sums.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/token_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/swiglu_token.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/greedy_argmax.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache/kv_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/llama_model.cpp

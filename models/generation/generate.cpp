@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "models/ops/greedy_argmax.h"
 
 namespace ripplekv {
 
@@ -47,7 +48,7 @@ std::vector<GenerateResult> decode_rows(const CausalLM& model, const at::Tensor&
     if (stop_ids.defined() && generated < options.min_new_tokens) {
       logits = logits.clone().index_fill_(-1, stop_ids, -std::numeric_limits<float>::infinity());
     }
-    return logits.argmax(-1);
+    return ops::greedy_argmax(logits);
   };
   // Non-finite logits make argmax meaningless: tracked on the device, checked once at the end
   // (no extra host sync per token).

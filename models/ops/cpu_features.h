@@ -58,6 +58,25 @@ RIPPLEKV_AVX512 inline __m512 widen_bf16(__m256i bf16) {
 RIPPLEKV_AVX512 inline __m512 load_bf16x16(const void* p) {
   return widen_bf16(_mm256_loadu_si256(static_cast<const __m256i*>(p)));
 }
+
+// 16 float32 values rounded to bfloat16 as c10::BFloat16 rounds one (to nearest even, NaN to
+// 0x7FC0), as the bfloat16 bit patterns in 32-bit lanes.
+RIPPLEKV_AVX512 inline __m512i bf16_bits(__m512 v) {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i bias =
+      _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1)), _mm512_set1_epi32(0x7FFF));
+  const __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, bias), 16);
+  return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
+}
+// The same, back as float32 (round_to<at::BFloat16> of each lane).
+RIPPLEKV_AVX512 inline __m512 bf16_rounded(__m512 v) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(bf16_bits(v), 16));
+}
+
+// The 16 rounded values stored as bfloat16 at p (any alignment).
+RIPPLEKV_AVX512 inline void store_bf16x16(void* p, __m512 v) {
+  _mm256_storeu_si256(static_cast<__m256i*>(p), _mm512_cvtepi32_epi16(bf16_bits(v)));
+}
 #else
 inline bool cpu_has_avx512() { return false; }
 inline bool cpu_has_avx512_bf16() { return false; }

@@ -58,7 +58,7 @@ RIPPLEKV_AVX512 inline __m512 reduce_add_16(const __m512* a) {
 
 // scores[bh, r, j] for the keys of block `blk` of sequence-head bh.
 // A row padded on the left by `shift` slots is stored rotated: key j at j - shift, the padding
-// at the end (see run()).
+// at the end (see run()); the padding's scores are -inf, its keys never read.
 // Keys go 16 at a time: widened to float32 once for all r_len query rows, each key's 16 lane
 // sums reduced together (reduce_add_16); the keys left over one at a time. Either way a score
 // is the same sum in the same order: mul, then fmadd over the head's 16-lane chunks, then the
@@ -68,6 +68,17 @@ RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_strid
                                  int64_t r_len, int64_t d, int64_t t_len, int64_t j0, int64_t j1, float scale,
                                  int64_t shift) {
   const int64_t chunks = d / 16;
+  // A batch of variants pads each row to its layer's longest (a quarter of the keys of the
+  // benchmark's 16-row step). A score has the same bits computed alone or among 16 keys, so
+  // starting the 16-key groups at the first real key changes none.
+  if (shift > j0) {
+    const int64_t pad_end = std::min(j1, shift);
+    for (int64_t r = 0; r < r_len; ++r) {
+      std::fill(scores + r * t_len + j0 - shift + t_len, scores + r * t_len + pad_end - shift + t_len,
+                -std::numeric_limits<float>::infinity());
+    }
+    j0 = pad_end;
+  }
   int64_t j = j0;
   alignas(64) float kf[16 * kMaxHeadDim];
   for (; j + 16 <= j1; j += 16) {
@@ -77,9 +88,6 @@ RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_strid
       for (int64_t c = 0; c < chunks; ++c) _mm512_store_ps(kf + n * d + c * 16, load16(kr + c * 16));
       if (mask && !mask[j + n]) masked = static_cast<__mmask16>(masked | (1u << n));
     }
-    // Where key j goes: rotated rows wrap once, at the first key.
-    const int64_t at = j >= shift ? j - shift : j - shift + t_len;
-    const bool contiguous = j >= shift || j + 16 <= shift;
     for (int64_t r = 0; r < r_len; ++r) {
       const float* qr = q + r * d;
       __m512 acc[16];
@@ -91,18 +99,11 @@ RIPPLEKV_AVX512 void score_block(const float* q, const T* k, int64_t k_row_strid
       }
       __m512 sums = _mm512_mul_ps(reduce_add_16(acc), _mm512_set1_ps(scale));
       sums = _mm512_mask_blend_ps(masked, sums, _mm512_set1_ps(-std::numeric_limits<float>::infinity()));
-      float* out = scores + r * t_len;
-      if (contiguous) {
-        _mm512_storeu_ps(out + at, sums);
-      } else {
-        alignas(64) float v[16];
-        _mm512_store_ps(v, sums);
-        for (int n = 0; n < 16; ++n) out[j + n >= shift ? j + n - shift : j + n - shift + t_len] = v[n];
-      }
+      _mm512_storeu_ps(scores + r * t_len + j - shift, sums);
     }
   }
   for (; j < j1; ++j) {
-    float* out = scores + (j >= shift ? j - shift : j - shift + t_len);
+    float* out = scores + j - shift;
     if (mask && !mask[j]) {
       for (int64_t r = 0; r < r_len; ++r) out[r * t_len] = -std::numeric_limits<float>::infinity();
       continue;

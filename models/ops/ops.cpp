@@ -3,6 +3,7 @@
 #include "models/ops/column_sums.h"
 #include "models/ops/decode_attention.h"
 #include "models/ops/linear.h"
+#include "models/ops/swiglu_token.h"
 #include "models/ops/token_ops.h"
 
 #include <cmath>
@@ -53,6 +54,7 @@ at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::T
 
 at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
   auto gu = ops::linear(x, w_gate_up);
+  if (swiglu_token_supported(gu)) return ops::linear(swiglu_token(gu), w_down);  // a decode step
   const int64_t inter = w_gate_up.size(0) / 2;
   return ops::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
 }

@@ -25,20 +25,6 @@ bool cpu_float_or_bf16(const at::Tensor& t) {
 }
 
 #if defined(__x86_64__)
-// 16 float32 values rounded to bfloat16 as c10::BFloat16 rounds one (to nearest even, NaN to
-// 0x7FC0), as the bfloat16 bit patterns in 32-bit lanes.
-RIPPLEKV_AVX512 inline __m512i bf16_bits(__m512 v) {
-  const __m512i u = _mm512_castps_si512(v);
-  const __m512i bias =
-      _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1)), _mm512_set1_epi32(0x7FFF));
-  const __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, bias), 16);
-  return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
-}
-// The same, back as float32 (round_to<at::BFloat16> of each lane).
-RIPPLEKV_AVX512 inline __m512 bf16_rounded(__m512 v) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(bf16_bits(v), 16));
-}
-
 // The normalisation of one bfloat16 row, 16 lanes at a time: x * inv rounded to bfloat16, times
 // the weight, rounded again, as the scalar loop does (the same bits).
 RIPPLEKV_AVX512 int64_t normalize_bf16(const at::BFloat16* x, const at::BFloat16* w, at::BFloat16* out, int64_t h,

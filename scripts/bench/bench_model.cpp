@@ -24,6 +24,7 @@
 #include "models/generation/generate.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
+#include "models/ops/greedy_argmax.h"
 #include "op_profile.h"
 #include "random_model.h"
 
@@ -229,7 +230,7 @@ int main(int argc, char** argv) try {
         t0 = now();
         for (int j = 0; j < decode_steps; ++j) {
           auto lg = model.decode(tok.view({1, 1}).to(device), compressed);
-          tok = lg.argmax(-1).cpu();
+          tok = ops::greedy_argmax(lg).cpu();
         }
         const double ms = (now() - t0) / decode_steps * 1e3;
         std::cout << fmt::format(
@@ -242,7 +243,7 @@ int main(int argc, char** argv) try {
       const double t0 = now();
       for (int i = 0; i < decode_steps; ++i) {
         logits = model.decode(next.view({1, 1}).to(device), cache);
-        next = logits.argmax(-1).cpu();
+        next = ops::greedy_argmax(logits).cpu();
       }
       const double decode_ms = (now() - t0) / decode_steps * 1e3;
       const double bound_ms = (weight_bytes + kv_bytes_per_token * (t + decode_steps / 2)) / bandwidth / 1e6;
@@ -269,7 +270,7 @@ int main(int argc, char** argv) try {
       // One greedy step of every row; its wall time in seconds.
       auto step = [&] {
         const double t0 = now();
-        tok = model.decode(tok, batch).argmax(-1).view({v, 1}).cpu().to(device);
+        tok = ops::greedy_argmax(model.decode(tok, batch)).view({v, 1}).cpu().to(device);
         return now() - t0;
       };
       (void)step();  // warm-up
