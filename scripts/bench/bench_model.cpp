@@ -257,40 +257,56 @@ int main(int argc, char** argv) try {
                 << std::endl;
     }
     // Batched-variant decode: V rows of different cached lengths (the engine's variants of one
-    // prompt), one step for all of them, against one row alone.
+    // prompt), one step for all of them, against one row alone. The batch sizes take turns step
+    // by step, so that a drift of this machine's speed (a VM's can move by 2x within minutes)
+    // reaches every V alike instead of the ratio to one row.
+    struct Batch {
+      int64_t v;
+      KVCache cache;
+      at::Tensor tok;
+      std::vector<double> times;
+    };
     std::mt19937 rng(5);
-    double one_ms = 0;
+    std::vector<Batch> batches;
     for (auto v : variants_s.empty() ? std::vector<int64_t>{} : parse_list(variants_s)) {
       auto rows = random_variant_caches(cfg, v, variant_budget, 4 * variant_budget, dtype, device, rng);
       std::vector<const KVCache*> ptrs;
       for (const auto& r : rows) ptrs.push_back(&r);
-      KVCache batch = v == 1 ? std::move(rows[0]) : KVCache::stack(ptrs);
-      rows.clear();
-      auto tok = at::randint(1, cfg.vocab_size, {v, 1}, at::kLong).to(device);
-      // One greedy step of every row; its wall time in seconds.
-      auto step = [&] {
-        const double t0 = now();
-        tok = ops::greedy_argmax(model.decode(tok, batch)).view({v, 1}).cpu().to(device);
-        return now() - t0;
-      };
-      (void)step();  // warm-up
-      const int steps = std::max(4, decode_steps / 2);
-      std::vector<double> times;
-      for (int i = 0; i < steps; ++i) times.push_back(step());
+      KVCache cache = v == 1 ? std::move(rows[0]) : KVCache::stack(ptrs);
+      batches.push_back({v, std::move(cache), at::randint(1, cfg.vocab_size, {v, 1}, at::kLong).to(device), {}});
+    }
+    // One greedy step of every row of a batch; its wall time in seconds.
+    auto step = [&](Batch& b) {
+      const double t0 = now();
+      b.tok = ops::greedy_argmax(model.decode(b.tok, b.cache)).view({b.v, 1}).cpu().to(device);
+      return now() - t0;
+    };
+    const int steps = std::max(4, decode_steps / 2);
+    for (auto& b : batches) (void)step(b);  // warm-up
+    for (int i = 0; i < steps; ++i) {
+      for (auto& b : batches) b.times.push_back(step(b));
+    }
+    auto median_ms = [](std::vector<double> times) {
       std::sort(times.begin(), times.end());
-      const double ms = times[times.size() / 2] * 1e3;
-      if (v == 1) one_ms = ms;
+      return times[times.size() / 2] * 1e3;
+    };
+    double one_ms = 0;
+    for (const auto& b : batches) {
+      if (b.v == 1) one_ms = median_ms(b.times);
+    }
+    for (auto& b : batches) {
+      const double ms = median_ms(b.times);
       if (op_profile) {
         double total = 0;
         {
           bench::OpProfile profile;
-          for (int i = 0; i < steps; ++i) total += step();
+          for (int i = 0; i < steps; ++i) total += step(b);
         }
-        bench::OpProfile::print(total * 1e3 / steps, steps, v, std::cout);
+        bench::OpProfile::print(total * 1e3 / steps, steps, b.v, std::cout);
       }
       std::cout << fmt::format("RESULT impl=ripplekv-batch shape={} dtype={} rows={} budget={} step_ms={:.2f} "
                                "x_one_row={:.2f}",
-                               shape.name, dname, v, variant_budget, ms, one_ms > 0 ? ms / one_ms : 0.0)
+                               shape.name, dname, b.v, variant_budget, ms, one_ms > 0 ? ms / one_ms : 0.0)
                 << std::endl;
     }
   }
