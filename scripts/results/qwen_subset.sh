@@ -4,7 +4,8 @@
 # then fidelity to the full cache on 8 other multi_news texts (1,024-token prompts, 32
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
-# layer_mean noise and its ripple runs, RULER 4k on a subset and on new samples, and the tables. Rerun to resume: a finished profile or
+# layer_mean noise and its ripple runs, RULER 4k on a subset (all baselines) and on new samples,
+# RULER 8k on a subset, and the tables. Rerun to resume: a finished profile or
 # fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -53,6 +54,15 @@ step "layer_mean fidelity r=4" "$OUT/fidelity_layer_mean_r4/fidelity.csv" fideli
 step "ruler 4k" "$OUT/ruler4k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
   --lengths 4096 --samples 2 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$P,ratio=2,ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k/runs"
+# The other baselines on the same prompts: StreamingLLM, CAKE and SqueezeAttention (about 40
+# minutes on 1 thread beside another run).
+step "ruler 4k baselines" "$OUT/ruler4k/runs/squeeze_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "streamingllm,cake,squeeze" --out "$OUT/ruler4k/runs"
+# RULER at 8k tokens, 2 samples per task (22 prompts), the layer_mean profile: prefill runs at
+# 25-50 tokens/s here, so about 4-8 minutes a prompt.
+step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
+  --lengths 8192 --samples 2 --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$PL,ratio=2" --out "$OUT/ruler8k/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -61,4 +71,5 @@ step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
+"$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k
