@@ -68,6 +68,11 @@ step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODE
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k_seed43/runs"
+# CAKE, the strongest baseline on the first samples, on the new ones too (it ran here as two
+# 1-thread shards, --shard 0/2 and 1/2, side by side).
+step "ruler 4k seed 43 cake" "$OUT/ruler4k_seed43/runs/cake_b1024/result.json" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 --methods cake \
+  --out "$OUT/ruler4k_seed43/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"

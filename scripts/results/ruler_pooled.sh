@@ -6,7 +6,8 @@
 #           h2o/streamingllm selectors with ripple budgets are left out; budget 64 is on seed 42
 #           only, for every method)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
-#           profile is left out)
+#           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
+#           rows cover 22 samples and the paired table does not pair them with pooled rows)
 #   scripts/results/ruler_pooled.sh [4k|8k|qwen4k ...]      (default: all three)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
