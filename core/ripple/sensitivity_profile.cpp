@@ -208,7 +208,7 @@ std::vector<std::string> check_profile_matches(const SensitivityProfile& p, cons
                                               "this model's {}); profile this model with `ripplekv profile`",
                                               profile_path, p.weights_fingerprint, model.fingerprint));
     }
-  } else if (p.weights_fingerprint != model.legacy_fingerprint) {
+  } else if (!model.legacy_fingerprint || p.weights_fingerprint != model.legacy_fingerprint()) {
     throw std::invalid_argument(fmt::format(
         "{}: this profile was written by an older ripplekv, whose weights fingerprint depends on the dtype, and it "
         "does not match this model in {}; if it was measured on this checkpoint, run with --dtype {} (the dtype it "

@@ -11,6 +11,19 @@
 
 namespace ripplekv {
 
+namespace {
+// The fingerprint profiles carried before checkpoint fingerprints: sums and abs-sums of the
+// embedding, the last layer and the head, each widened to float64 and summed by ATen (the
+// same values as then, bit for bit).
+std::string legacy_fingerprint_of(const at::Tensor& embed, const at::Tensor& wv, const at::Tensor& w_down,
+                                  const at::Tensor& lm_head, const at::Tensor& final_norm) {
+  const double acc[6] = {embed.to(at::kDouble).sum().item<double>(),   embed.to(at::kDouble).abs().sum().item<double>(),
+                         wv.to(at::kDouble).sum().item<double>(),      w_down.to(at::kDouble).abs().sum().item<double>(),
+                         lm_head.to(at::kDouble).sum().item<double>(), final_norm.to(at::kDouble).sum().item<double>()};
+  return fmt::format("{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}", acc[0], acc[1], acc[2], acc[3], acc[4], acc[5]);
+}
+}  // namespace
+
 LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights, std::string checkpoint_fingerprint)
     : config_(std::move(config)), weights_(std::move(weights)), checkpoint_fingerprint_(std::move(checkpoint_fingerprint)) {
   if (static_cast<int64_t>(weights_.layers.size()) != config_.num_layers) {
@@ -46,7 +59,12 @@ std::string LlamaModel::fingerprint() const {
 ModelIdentity LlamaModel::identity() const {
   ModelIdentity id;
   id.fingerprint = fingerprint();
-  id.legacy_fingerprint = legacy_fingerprint();
+  // The tensors it sums, held by the function (not the model), so that it outlives neither.
+  const auto& last = weights_.layers.back();
+  id.legacy_fingerprint = [embed = weights_.embed, wv = last.wv, w_down = last.w_down, lm_head = weights_.lm_head,
+                           final_norm = weights_.final_norm] {
+    return legacy_fingerprint_of(embed, wv, w_down, lm_head, final_norm);
+  };
   id.dtype = dtype() == at::kFloat ? "float32" : dtype() == at::kBFloat16 ? "bfloat16" : dtype() == at::kHalf ? "float16"
                                                                                                   : "other";
   id.device = device().str();
@@ -64,13 +82,8 @@ double LlamaModel::decode_weight_bytes() const {
 }
 
 std::string LlamaModel::legacy_fingerprint() const {
-  // Cheap but sensitive: sums and abs-sums of the embedding, the last layer and the head.
   const auto& last = weights_.layers.back();
-  double acc[6] = {
-      weights_.embed.to(at::kDouble).sum().item<double>(), weights_.embed.to(at::kDouble).abs().sum().item<double>(),
-      last.wv.to(at::kDouble).sum().item<double>(),       last.w_down.to(at::kDouble).abs().sum().item<double>(),
-      weights_.lm_head.to(at::kDouble).sum().item<double>(), weights_.final_norm.to(at::kDouble).sum().item<double>()};
-  return fmt::format("{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}:{:.9e}", acc[0], acc[1], acc[2], acc[3], acc[4], acc[5]);
+  return legacy_fingerprint_of(weights_.embed, last.wv, last.w_down, weights_.lm_head, weights_.final_norm);
 }
 
 at::Tensor LlamaModel::embed(const at::Tensor& tokens) const {

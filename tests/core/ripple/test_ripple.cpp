@@ -304,6 +304,11 @@ TEST_CASE("A profile belongs to the stored checkpoint, not to the run's dtype", 
   CHECK(check_profile_matches(read_profile_json(path), path, layers, fp32_model->identity()).empty());
   CHECK_THROWS_WITH(check_profile_matches(read_profile_json(path), path, layers, bf16_model->identity()),
                     Contains("older ripplekv") && Contains("--dtype float32") && Contains("ripplekv profile"));
+  // The legacy fingerprint is computed only when asked, and the identity can outlive its model.
+  const ModelIdentity kept = fp32_model->identity();
+  fp32_model.reset();
+  CHECK(kept.legacy_fingerprint() == p.weights_fingerprint);
+  CHECK(check_profile_matches(read_profile_json(path), path, layers, kept).empty());
   fs::remove(path);
 }
 
