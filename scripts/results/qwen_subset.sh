@@ -58,6 +58,11 @@ step "ruler 4k" "$OUT/ruler4k/runs/full/result.json" "$BIN" ruler --model "$MODE
 # minutes on 1 thread beside another run).
 step "ruler 4k baselines" "$OUT/ruler4k/runs/squeeze_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "streamingllm,cake,squeeze" --out "$OUT/ruler4k/runs"
+# CAKE's selector with uniform and with RippleKV budgets: which part of CAKE wins on Qwen
+# (about 29 minutes as two 1-thread shards).
+step "ruler 4k cake selector" "$OUT/ruler4k/runs/cake+uniform_b1024/result.json" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "cake:uniform,cake:ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k/runs"
 # RULER at 8k tokens, 2 samples per task (22 prompts), the layer_mean profile: prefill runs at
 # 25-50 tokens/s here, so about 4-8 minutes a prompt.
 step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
