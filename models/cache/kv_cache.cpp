@@ -168,6 +168,18 @@ void KVCache::keep(int64_t layer, const at::Tensor& indices) {
   l.len = n;
 }
 
+void KVCache::truncate(int64_t layer, int64_t length) {
+  auto& l = at(layer);
+  if (!l.prefix || !l.pad.empty()) {
+    throw std::logic_error(fmt::format("KVCache::truncate: layer {} has evicted tokens or padded rows", layer));
+  }
+  if (length < 0 || length > l.len) {
+    throw std::out_of_range(fmt::format("KVCache::truncate: layer {}: length {} outside [0, {}]", layer, length, l.len));
+  }
+  l.len = length;
+  l.next_pos = length;
+}
+
 int64_t KVCache::next_position() const {
   int64_t p = 0;
   for (const auto& l : layers_) p = std::max(p, l.next_pos);

@@ -3,8 +3,9 @@
 // token's original position ([batch, kv_heads, tokens]). Layers may hold different lengths
 // and, after compression, each KV head may hold different tokens.
 //
-// This is the only object whose contents change: `append` (prefill/decode) and `keep`
-// (compression) are the two mutators; everybody else reads views or returns indices.
+// This is the only object whose contents change: `append` (prefill/decode), `keep`
+// (compression) and `truncate` (undoing a replay) are its mutators; everybody else reads views
+// or returns indices.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -43,6 +44,10 @@ class KVCache {
   // (the original SnapKV's layout; group_size x the memory), and later appends are stored
   // for every query head.
   void keep(int64_t layer, const at::Tensor& indices);
+  // Drops the newest tokens of a layer that holds positions 0..length()-1 (nothing evicted, no
+  // padded rows), so that it holds positions 0..length-1 and the next append may start at
+  // `length`; the buffers stay (e.g. tokens replayed on top of a cached prompt, undone).
+  void truncate(int64_t layer, int64_t length);
 
   // Views of the cached tokens (valid until the next mutation of this layer).
   at::Tensor keys(int64_t layer) const;

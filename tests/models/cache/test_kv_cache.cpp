@@ -185,3 +185,31 @@ TEST_CASE("KV cache decode appends, written in place, equal appends through ATen
   CHECK(at::equal(a.key_mask(0), b.key_mask(0)));
   CHECK(at::equal(a.keys(0)[1].narrow(1, a.length(0) - 3, 3), k[1]));
 }
+
+TEST_CASE("KV cache truncate undoes appends on a prefix layer and refuses evicted or padded ones", "[core][cache]") {
+  KVCache c(2);
+  c.set_headroom(4);
+  auto k = at::randn({1, 2, 10, 4});
+  auto v = at::randn({1, 2, 10, 4});
+  c.append(0, k, v, 0);
+  c.append(1, k, v, 0);
+  const auto extra_k = at::randn({1, 2, 3, 4});
+  c.append(0, extra_k, extra_k, 10);
+  REQUIRE(c.length(0) == 13);
+  c.truncate(0, 10);
+  CHECK(c.length(0) == 10);
+  CHECK(c.is_prefix(0));
+  CHECK(c.keys(0).equal(k));
+  CHECK(c.values(0).equal(v));
+  // The next append may start where the kept tokens end, and positions stay 0..n-1.
+  c.append(0, extra_k.narrow(2, 0, 1), extra_k.narrow(2, 0, 1), 10);
+  CHECK(c.positions(0)[0][0].equal(at::arange(11, at::kLong)));
+  CHECK(c.is_prefix(0));
+  c.truncate(0, 0);
+  CHECK(c.empty(0));
+  c.append(0, k, v, 0);
+  CHECK(c.keys(0).equal(k));
+  CHECK_THROWS_AS(c.truncate(0, 11), std::out_of_range);
+  c.keep(1, at::tensor({0, 2, 5}, at::kLong));
+  CHECK_THROWS_WITH(c.truncate(1, 2), Catch::Contains("layer 1") && Catch::Contains("evicted"));
+}
