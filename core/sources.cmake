@@ -25,6 +25,8 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compress/observation_share.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress/method_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/ripple_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ripple/prompt_ripple_allocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ripple/prompt_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/perturbation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/kl_divergence.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ripple/sensitivity_profiler.cpp

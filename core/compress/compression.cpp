@@ -49,7 +49,7 @@ void fill_bytes(const KVCache& cache, CompressionReport& r) {
 // Session for a prompt that is not compressed (full cache, or prompt <= budget).
 class PassThroughSession final : public CompressionSession {
  public:
-  CompressionReport finish(KVCache& cache) override {
+  CompressionReport finish(KVCache& cache, const CausalLM& /*model*/) override {
     CompressionReport r;
     r.prompt_tokens = cache.length(0);
     fill_bytes(cache, r);
@@ -81,9 +81,9 @@ class BudgetedSession final : public CompressionSession {
                           sel.window_probs, w, sel.column_sum_queries != 0 ? n : 0, prompt_len),
               sel.window_probs > 0 || sel.column_sum_queries != 0);
     std::tie(stats_, fill_stats) =
-        slots(fmt::format("allocator {} | window {} of {} | hidden {} | prompt {}", m.allocator_key,
-                          alloc.window_probs, w, alloc.hidden_states, prompt_len),
-              alloc.window_probs > 0 || alloc.hidden_states);
+        slots(fmt::format("allocator {} | window {} of {} | hidden {} | probe {} | prompt {}", m.allocator_key,
+                          alloc.window_probs, w, alloc.hidden_states, alloc.probe_tokens, prompt_len),
+              alloc.window_probs > 0 || alloc.hidden_states || alloc.probe_tokens > 0);
     const int64_t sel_w = fill_scores ? sel.window_probs : 0;
     const int64_t alloc_w = fill_stats ? alloc.window_probs : 0;
     if (sel_w > 0 || alloc_w > 0) {
@@ -100,6 +100,21 @@ class BudgetedSession final : public CompressionSession {
                                             (*scores_)[ctx.layer] = m_.selector->score(obs);
                                           }));
     }
+    if (alloc.probe_tokens > 0) {
+      // The probe runs in finish(), by the first session of a shared entry to get there; each
+      // session keeps the few layer-0 inputs it would replay (a copy, not a view of the prompt's).
+      if (alloc.probe_tokens > prompt_len) {
+        throw std::invalid_argument(fmt::format("{}: the prompt has {} tokens, fewer than the {} the allocator replays; "
+                                                "use a longer prompt or a smaller kl_positions= option",
+                                                m.allocator->name(), prompt_len, alloc.probe_tokens));
+      }
+      probe_tokens_ = alloc.probe_tokens;
+      handles_.push_back(hooks.add(HookSite::LayerInput, 0, [this](const HookContext& ctx, at::Tensor& h) {
+        if (ctx.phase == Phase::Prefill && h.size(1) >= probe_tokens_) {
+          probe_input_ = h.narrow(1, h.size(1) - probe_tokens_, probe_tokens_).clone();
+        }
+      }));
+    }
     if (fill_stats && alloc.hidden_states) {
       hidden_in_.resize(static_cast<size_t>(m.num_layers));
       handles_.push_back(hooks.add(HookSite::LayerInput, HookRegistry::kAllLayers,
@@ -112,7 +127,7 @@ class BudgetedSession final : public CompressionSession {
     }
   }
 
-  CompressionReport finish(KVCache& cache) override {
+  CompressionReport finish(KVCache& cache, const CausalLM& model) override {
     const double t0 = now_seconds();
     handles_.clear();  // statistics are complete; stop observing decode steps
     CompressionReport r;
@@ -130,6 +145,19 @@ class BudgetedSession final : public CompressionSession {
     in.prompt_len = prompt_len_;
     in.window = m_.selector->window();
     in.min_per_layer = m_.selector->sinks() + m_.selector->window();
+    if (probe_tokens_ > 0 && !(*stats_)[0].defined()) {
+      if (!probe_input_.defined()) {
+        throw std::logic_error(fmt::format("allocator {}: the prefill did not pass through the session's hooks",
+                                           m_.allocator->name()));
+      }
+      const auto measured = m_.allocator->probe(PromptProbe{model, cache, probe_input_});
+      if (static_cast<int64_t>(measured.size()) != m_.num_layers) {
+        throw std::logic_error(fmt::format("allocator {}: probe() gave {} values for {} layers", m_.allocator->name(),
+                                           measured.size(), m_.num_layers));
+      }
+      for (int64_t l = 0; l < m_.num_layers; ++l) (*stats_)[l] = at::scalar_tensor(measured[l], at::kDouble);
+    }
+    probe_input_ = at::Tensor();
     if ((*stats_)[0].defined()) {
       auto all = at::stack(*stats_).to(at::kDouble).cpu();  // one host sync for all layers
       in.stats.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
@@ -193,6 +221,8 @@ class BudgetedSession final : public CompressionSession {
   std::shared_ptr<ObservationShare::PerLayer> scores_;  // per layer; shared between sessions when keys match
   std::shared_ptr<ObservationShare::PerLayer> stats_;
   std::vector<at::Tensor> hidden_in_;
+  int64_t probe_tokens_ = 0;
+  at::Tensor probe_input_;  // layer-0 input of the last probe_tokens_ prompt tokens
   std::vector<HookHandle> handles_;
 };
 

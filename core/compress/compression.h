@@ -54,13 +54,14 @@ struct CompressionReport {
 
 class CompressionSession : public GenerationSession {
  public:
-  // Allocates budgets, selects tokens and shrinks the cache. Call once, after prefill.
-  virtual CompressionReport finish(KVCache& cache) = 0;
+  // Allocates budgets, selects tokens and shrinks the cache. Call once, after prefill, with
+  // the model that ran it (an allocator that probes the prompt runs it again on a few tokens).
+  virtual CompressionReport finish(KVCache& cache, const CausalLM& model) = 0;
 
   // GenerationSession: the registry this session observes through, and finish() as the
   // after-prefill step (its report kept for report()).
   const HookRegistry* hooks() const override { return hooks_; }
-  void after_prefill(KVCache& cache) override { report_ = finish(cache); }
+  void after_prefill(const CausalLM& model, KVCache& cache) override { report_ = finish(cache, model); }
   const CompressionReport& report() const { return report_; }
 
  private:

@@ -19,10 +19,18 @@ const std::vector<MethodPreset>& method_presets() {
       {"cake", "cake", "cake", "CAKE: entropy/variance layer preference and its eviction indicator"},
       {"squeeze", "snapkv", "squeeze", "SqueezeAttention: 3 layer groups by attention cosine similarity, SnapKV selection"},
       {"ripple", "snapkv", "ripple", "RippleKV: measured KL sensitivity -> exponential budgets, SnapKV selection"},
+      {"ripple_prompt", "snapkv", "ripple_prompt",
+       "RippleKV measured on each prompt after its prefill -> exponential budgets, SnapKV selection"},
       {"random", "random", "uniform", "random tokens (a floor)"},
       {"knorm", "knorm", "uniform", "lowest key norm"},
   };
   return table;
+}
+
+std::string method_preset_names() {
+  std::string out;
+  for (const auto& p : method_presets()) out += (out.empty() ? "" : " ") + std::string(p.name);
+  return out;
 }
 
 CompressionSpec parse_method(const std::string& text, int64_t budget) {

@@ -17,6 +17,8 @@ struct MethodPreset {
   const char* summary;
 };
 const std::vector<MethodPreset>& method_presets();
+// Their names separated by spaces, for help texts.
+std::string method_preset_names();
 
 // Parses one method text (see above) into a spec with the given budget. The label is the text
 // as given (used in tables).

@@ -84,6 +84,8 @@ const std::vector<PolicyInfo>& allocator_catalog() {
        {{"p", K::kNumber, "0.3", "the least important group keeps p x B tokens per layer, in (0, 1]"}, exact_total()}},
       {"ripple", "RippleKV: measured KL sensitivity -> exponential budgets", "RippleKV", ripple_option_specs(),
        /*model_bound=*/true},
+      {"ripple_prompt", "RippleKV measured on each prompt: KL of its last tokens, one layer's cached values perturbed",
+       "RippleKV, prompt-adaptive (this toolkit)", ripple_prompt_option_specs()},
   };
   return rows;
 }

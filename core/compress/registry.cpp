@@ -59,7 +59,8 @@ const std::vector<AllocatorEntry>& allocator_table() {
                                                       {"profile", make_profile_allocator},
                                                       {"cake", make_cake_allocator},
                                                       {"squeeze", make_squeeze_allocator},
-                                                      {"ripple", make_ripple_allocator}},
+                                                      {"ripple", make_ripple_allocator},
+                                                      {"ripple_prompt", make_prompt_ripple_allocator}},
                                                      "allocator");
     // The model-bound rows (and only they) complete their spec from the model.
     const std::vector<std::pair<const char*, Prepare>> prepare = {{"ripple", prepare_ripple_spec}};

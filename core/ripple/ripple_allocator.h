@@ -1,4 +1,6 @@
-// Factory of RippleKV's `ripple` layer budget allocator (registered in core/compress/registry.cpp).
+// Factories of RippleKV's layer budget allocators (registered in core/compress/registry.cpp):
+// `ripple` (a stored profile, ripple_allocator.cpp) and `ripple_prompt` (each prompt measured
+// after its prefill, prompt_ripple_allocator.cpp).
 #pragma once
 
 #include <memory>
@@ -8,4 +10,5 @@
 
 namespace ripplekv {
 std::unique_ptr<LayerBudgetAllocator> make_ripple_allocator(PolicyOptions& o);
+std::unique_ptr<LayerBudgetAllocator> make_prompt_ripple_allocator(PolicyOptions& o);
 }  // namespace ripplekv

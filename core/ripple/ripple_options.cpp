@@ -31,6 +31,28 @@ const std::vector<OptionSpec>& ripple_option_specs() {
   return specs;
 }
 
+const std::vector<OptionSpec>& ripple_prompt_option_specs() {
+  static const std::vector<OptionSpec> specs = [] {
+    std::vector<OptionSpec> out;
+    for (auto s : ripple_option_specs()) {
+      if (s.name == "kl_positions") {
+        s.help = "the prompt's last K tokens are replayed and their KL measured (the selector's window is kept anyway)";
+      } else if (s.name == "score") {
+        s.help = "which statistic of the KL over the K replayed positions is the sensitivity";
+      } else if (s.name == "ratio" || s.name == "normalize" || s.name == "eps" || s.name == "noise" ||
+                 s.name == "direction" || s.name == "seed") {
+        const std::string prefix = "on the fly: ";
+        if (s.help.rfind(prefix, 0) == 0) s.help = s.help.substr(prefix.size());
+      } else {
+        continue;
+      }
+      out.push_back(s);
+    }
+    return out;
+  }();
+  return specs;
+}
+
 const std::string& ripple_option_default(const std::string& key) {
   for (const auto& s : ripple_option_specs()) {
     if (s.name == key) return s.default_value;

@@ -13,6 +13,10 @@ namespace ripplekv {
 
 const std::vector<OptionSpec>& ripple_option_specs();
 
+// The options of the `ripple_prompt` allocator (core/ripple/prompt_ripple_allocator.cpp): the
+// mapping's and the noise's, the same declarations as ripple's, said of the prompt itself.
+const std::vector<OptionSpec>& ripple_prompt_option_specs();
+
 // The declared default of one of them (std::logic_error for an undeclared key).
 const std::string& ripple_option_default(const std::string& key);
 

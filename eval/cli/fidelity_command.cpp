@@ -62,8 +62,8 @@ bool parse_fidelity_args(const std::vector<std::string>& args, FidelityArgs& a) 
       "texts-format", po::value<std::string>(&a.format)->default_value(a.format), "auto | lines | blocks | jsonl | longbench")(
       "text-field", po::value<std::string>(&a.text_field)->default_value(a.text_field), "JSON lines text field")(
       "methods", po::value<std::string>(&a.methods_s)->default_value("snapkv,pyramidkv,streamingllm,h2o"),
-      "comma-separated methods: presets (full snapkv pyramidkv streamingllm h2o cake squeeze ripple random knorm) or "
-      "selector:allocator, each optionally @key=value,...")(
+      ("comma-separated methods: presets (" + method_preset_names() +
+       ") or selector:allocator, each optionally @key=value,...").c_str())(
       "budgets", po::value<std::string>(&a.budgets_s)->default_value(a.budgets_s), "comma-separated budgets")(
       "prompt-tokens", po::value<int64_t>(&a.fo.prompt_tokens)->default_value(512), "prompt tokens per text")(
       "continuation", po::value<int64_t>(&a.fo.continuation)->default_value(64), "continuation tokens compared")(

@@ -40,9 +40,8 @@ void add_method_grid_options(po::options_description& desc, std::string& methods
                              std::string& decode) {
   desc.add_options()
       ("methods", po::value<std::string>(&methods)->default_value(""),
-       "a grid in one call, each sample prefilled once for all: comma-separated methods (presets full snapkv "
-       "pyramidkv streamingllm h2o cake squeeze ripple random knorm, or selector:allocator[@key=value,...]); "
-       "each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)")
+       ("a grid in one call, each sample prefilled once for all: comma-separated methods (presets " +
+        method_preset_names() + ", or selector:allocator[@key=value,...]); each method x budget writes <out>/<method>_b<budget>/ (instead of --selector/--allocator/--budget)").c_str())
       ("budgets", po::value<std::string>(&budgets)->default_value(""), "with --methods: comma-separated budgets")
       ("decode", po::value<std::string>(&decode)->default_value("batched"),
        "batched: a sample's variants decode together, grouped by cache length (fast; bfloat16 on an AVX-512 CPU "

@@ -59,7 +59,7 @@ void compare_forced(const CausalLM& model, const Task& task, std::size_t k, cons
     const std::size_t i = pending[j];
     KVCache cache = j + 1 == pending.size() ? std::move(full) : full.clone();
     const auto tc = std::chrono::steady_clock::now();
-    const CompressionReport report = sessions[j]->finish(cache);
+    const CompressionReport report = sessions[j]->finish(cache, model);
     stats.compress_seconds += seconds_since(tc);
     td = std::chrono::steady_clock::now();
     const at::Tensor variant_logits = forced_logits(model, logits, forced, cache);
@@ -205,7 +205,7 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
     for (std::size_t j = 0; j < pending.size(); ++j) {
       KVCache cache = j + 1 == pending.size() ? std::move(full) : full.clone();
       const auto tc = std::chrono::steady_clock::now();
-      reports.push_back(sessions[j]->finish(cache));
+      reports.push_back(sessions[j]->finish(cache, model));
       if (cache.length(0) > 0) (void)cache.keys(0).cpu();
       stats.compress_seconds += seconds_since(tc);
       caches.push_back(std::move(cache));

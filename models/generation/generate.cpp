@@ -168,7 +168,7 @@ GenerateResult greedy_generate(const CausalLM& model, const TokenIds& prompt, KV
   double compress_seconds = 0;
   if (session != nullptr) {
     t0 = now_seconds();
-    session->after_prefill(cache);
+    session->after_prefill(model, cache);
     if (cache.length(0) > 0) sync(cache.keys(0));
     compress_seconds = now_seconds() - t0;
   }

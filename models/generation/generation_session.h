@@ -7,6 +7,7 @@
 
 #include "models/cache/kv_cache.h"
 #include "models/hooks/hooks.h"
+#include "models/model/causal_lm.h"
 
 namespace ripplekv {
 
@@ -15,8 +16,8 @@ class GenerationSession {
   virtual ~GenerationSession() = default;
   // Hooks active during prefill and decode; nullptr for none.
   virtual const HookRegistry* hooks() const = 0;
-  // Called once, right after the prefill.
-  virtual void after_prefill(KVCache& cache) = 0;
+  // Called once, right after the prefill, with the model that ran it.
+  virtual void after_prefill(const CausalLM& model, KVCache& cache) = 0;
 };
 
 }  // namespace ripplekv

@@ -223,7 +223,7 @@ int main(int argc, char** argv) try {
       for (size_t i = 0; i < budgets.size(); ++i) {
         KVCache compressed = cache.clone();
         double t0 = now();
-        auto report = sessions[i]->finish(compressed);
+        auto report = sessions[i]->finish(compressed, model);
         (void)compressed.keys(0).sum().item<float>();
         const double compress_s = now() - t0;
         auto tok = first;

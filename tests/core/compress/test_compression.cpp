@@ -32,7 +32,7 @@ Run run(const CausalLM& model, const CompressionSpec& spec, int64_t prompt_len) 
   HookRegistry hooks;
   auto session = method->begin(hooks, prompt_len);
   auto logits = model.prefill(tokens, r.cache, &hooks);
-  r.report = session->finish(r.cache);
+  r.report = session->finish(r.cache, model);
   r.next_logits = model.decode(logits.argmax(-1).view({1, 1}), r.cache, &hooks);
   return r;
 }

@@ -92,7 +92,7 @@ TEST_CASE("Compression methods match their reference implementations", "[core][c
       auto logits = model->prefill(tokens, cache, &hooks);
       const int64_t next = logits.argmax(-1).item<int64_t>();
       REQUIRE(next == ref["next_token"].get<int64_t>());
-      auto report = session->finish(cache);
+      auto report = session->finish(cache, *model);
       REQUIRE(report.compressed);
       CHECK(report.kept == c["layer_budgets"].get<std::vector<int64_t>>());
       for (int64_t l = 0; l < model->num_layers(); ++l) {

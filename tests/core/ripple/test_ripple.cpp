@@ -257,7 +257,7 @@ TEST_CASE("RippleKV end to end: profile, save, reload, allocate through the regi
   auto session = method->begin(hooks, 100);
   at::manual_seed(0);
   dead->prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
-  auto report = session->finish(cache);
+  auto report = session->finish(cache, *dead);
   CHECK(std::accumulate(report.kept.begin(), report.kept.end(), int64_t{0}) == 4 * 48);
   CHECK(*std::min_element(report.kept.begin(), report.kept.end()) == report.kept[1]);
   fs::remove(path);

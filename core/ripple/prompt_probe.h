@@ -1,0 +1,38 @@
+// RippleKV's sensitivity measured on one prompt, after its prefill: for each layer l, the
+// cached values of the prompt's context (all but its last W tokens, the observation window a
+// selector always keeps) get norm-adaptive noise (perturbation.h), and the window is replayed
+// through layers l..L-1 against that cache; the KL between the window's next-token
+// distributions with the clean and the perturbed cache is layer l's sensitivity to damage in
+// the tokens an eviction could drop.
+//
+// This is what eviction does to the cache: the other layers keep their cached context as the
+// full prefill computed it, and only the tokens that come after (here the window, standing in
+// for the answer) see the damaged layer. It costs one clean replay of W tokens through all L
+// layers plus L replays from layer l on, about (L/2 + 1) x W tokens of forward pass, against
+// the prompt's cached keys and values.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+
+#include "core/ripple/kl_divergence.h"
+#include "core/ripple/perturbation.h"
+#include "models/cache/kv_cache.h"
+#include "models/model/causal_lm.h"
+
+namespace ripplekv {
+
+struct PromptProbeOptions {
+  NoiseSpec noise;          // `positions` is not read: the context is always the perturbed part
+  uint64_t seed = 0;        // noise stream of layer l: noise_seed(seed, 0, l, 0)
+  KlDirection direction = KlDirection::Forward;
+};
+
+// KL per layer and window position, [L, W] float64. `cache` holds the whole prompt in every
+// layer (nothing evicted); `window_input` [1, W, hidden] is the layer-0 input of its last W
+// tokens (W < prompt length). The cache is only read.
+at::Tensor probe_prompt_sensitivity(const CausalLM& model, const KVCache& cache, const at::Tensor& window_input,
+                                    const PromptProbeOptions& options);
+
+}  // namespace ripplekv
