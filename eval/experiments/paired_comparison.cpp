@@ -8,11 +8,14 @@
 namespace ripplekv::experiments {
 namespace {
 
-// A run that allocates with RippleKV: its allocator, or the preset of that name (a fidelity
-// run's method text).
+// A run that allocates with RippleKV (a stored profile, or each prompt measured): its
+// allocator, or the preset of that name (a fidelity run's method text).
 template <class Run>
 bool is_ripple(const Run& r) {
-  return r.id.allocator == "ripple" || r.id.method == "ripple";
+  for (const char* name : {"ripple", "ripple_prompt"}) {
+    if (r.id.allocator == name || r.id.method == name) return true;
+  }
+  return false;
 }
 
 // b's samples in a's order, task by task; nullopt when a task's sample ids differ.

@@ -17,7 +17,7 @@ namespace {
 // The order methods are listed in within a block (the preset table's), others after.
 int method_rank(const std::string& method) {
   static const std::vector<std::string> order = {"full",    "h2o",    "streamingllm", "snapkv", "pyramidkv",
-                                                 "squeeze", "cake",   "ripple",       "random", "knorm"};
+                                                 "squeeze", "cake",   "ripple",       "ripple_prompt", "random", "knorm"};
   const auto it = std::find(order.begin(), order.end(), method);
   return static_cast<int>(it - order.begin());
 }

@@ -290,7 +290,7 @@ std::string method_display_name(const std::string& method) {
   static const std::map<std::string, std::string> names = {
       {"full", "FullKV"},       {"snapkv", "SnapKV"}, {"pyramidkv", "PyramidKV"},     {"streamingllm", "StreamingLLM"},
       {"h2o", "H2O"},           {"cake", "CAKE"},     {"squeeze", "SqueezeAttention"}, {"ripple", "RippleKV"},
-      {"random", "Random"},     {"knorm", "K-norm"},
+      {"ripple_prompt", "RippleKV per prompt"}, {"random", "Random"},     {"knorm", "K-norm"},
   };
   const auto it = names.find(method);
   return it == names.end() ? method : it->second;

@@ -63,11 +63,20 @@ step "ruler 4k baselines" "$OUT/ruler4k/runs/squeeze_b1024/result.json" "$BIN" r
 step "ruler 4k cake selector" "$OUT/ruler4k/runs/cake+uniform_b1024/result.json" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
   --methods "cake:uniform,cake:ripple@profile=$PL,ratio=2" --out "$OUT/ruler4k/runs"
+# RippleKV measured on each prompt (ripple_prompt: no calibration profile), min-max and rank
+# normalisation, on the same prompts: does a prompt-adaptive measured allocation close the gap
+# to CAKE? (about 45 minutes on 1 thread beside another run)
+step "ruler 4k ripple_prompt" "$OUT/ruler4k/runs/ripple_prompt@normalize=rank_b1024/result.json" "$BIN" ruler \
+  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "ripple_prompt,ripple_prompt@normalize=rank" --out "$OUT/ruler4k/runs"
 # RULER at 8k tokens, 2 samples per task (22 prompts), the layer_mean profile: prefill runs at
 # 25-50 tokens/s here, so about 4-8 minutes a prompt.
 step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
   --lengths 8192 --samples 2 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,ripple@profile=$PL,ratio=2" --out "$OUT/ruler8k/runs"
+# CAKE on the same 8k prompts (5,156 s on 1 thread beside other runs).
+step "ruler 8k cake" "$OUT/ruler8k/runs/cake_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 8192 --samples 2 --budgets 256,1024 --methods cake --out "$OUT/ruler8k/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \

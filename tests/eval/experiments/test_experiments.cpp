@@ -109,6 +109,7 @@ std::string preset_name(const std::string& selector, const std::string& allocato
   if (selector == "snapkv" && allocator == "uniform") return "snapkv";
   if (selector == "snapkv" && allocator == "pyramid") return "pyramidkv";
   if (selector == "snapkv" && allocator == "ripple") return "ripple";
+  if (selector == "snapkv" && allocator == "ripple_prompt") return "ripple_prompt";
   if (selector == "h2o" && allocator == "uniform") return "h2o";
   return selector + ":" + allocator;
 }
@@ -608,7 +609,7 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
     const char* ids;
   } runs[] = {{"snap", "snapkv", "uniform", "", &snap, "s"},  {"pyr", "snapkv", "pyramid", "", &pyr, "s"},
               {"r2", "snapkv", "ripple", "2", &win, "s"},     {"r4", "snapkv", "ripple", "4", &tie, "s"},
-              {"r8", "snapkv", "ripple", "8", &win, "other"}};
+              {"r8", "snapkv", "ripple", "8", &win, "other"}, {"rp", "snapkv", "ripple_prompt", "", &win, "s"}};
   for (const auto& r : runs) {
     std::map<std::string, std::string> options;
     if (*r.ratio) options["ratio"] = r.ratio;
@@ -617,7 +618,7 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   }
   fake_longbench_run(dir / "old", "/m/SmolLM2", "snapkv", "uniform", 256, {{"qasper", 1}, {"trec", 2}});  // no samples
   const auto gathered = gather_results({dir}, preset_name);
-  REQUIRE(gathered.longbench.size() == 6);
+  REQUIRE(gathered.longbench.size() == 7);
 
   const auto tables = longbench_tables(gathered.longbench, {});
   REQUIRE(tables.size() == 1);
@@ -638,17 +639,17 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   const auto summary = results_summary(gathered);
   int with_ci = 0;
   for (const auto& run : summary["longbench"]) with_ci += run["avg_ci95"].is_array() ? 1 : 0;
-  CHECK(with_ci == 5);
+  CHECK(with_ci == 6);
 
   const auto paired = paired_difference_tables(gathered.longbench);
   REQUIRE(paired.size() == 1);
   REQUIRE(paired[0].blocks.size() == 1);  // budget 256 has no ripple run
   const auto& rows = paired[0].blocks[0].rows;
-  REQUIRE(rows.size() == 3);
+  REQUIRE(rows.size() == 4);
   std::map<std::string, const TableRow*> by_label;
   for (const auto& r : rows) by_label[r.labels[0]] = &r;
   const auto& r2 = *by_label.at("RippleKV (r=2)");
-  CHECK(r2.labels[2] == "SnapKV");  // the best baseline, not PyramidKV
+  CHECK(r2.labels[2] == "SnapKV");  // the best baseline: not PyramidKV, and no RippleKV run
   CHECK(r2.labels[3] == "win");     // +4 on every qasper sample: (4 + 0) / 2 = 2 on Avg
   CHECK(*r2.values[0] == Approx(2.0));
   CHECK(*r2.values[1] == Approx(2.0));
@@ -659,6 +660,11 @@ TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline
   CHECK(r4.labels[3] == "tie");
   CHECK(*r4.values[1] < 0);
   CHECK(*r4.values[2] > 0);
+  // RippleKV measured per prompt is paired like the profile-based runs, never a baseline.
+  const auto& rp = *by_label.at("RippleKV per prompt");
+  CHECK(rp.labels[2] == "SnapKV");
+  CHECK(rp.labels[3] == "win");
+  CHECK(*rp.values[0] == Approx(2.0));
   const auto& r8 = *by_label.at("RippleKV (r=8)");
   CHECK(r8.labels[3] == "different samples");
   CHECK_FALSE(r8.values[0]);
