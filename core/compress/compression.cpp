@@ -103,9 +103,10 @@ class BudgetedSession final : public CompressionSession {
     if (alloc.probe_tokens > 0) {
       // The probe runs in finish(), by the first session of a shared entry to get there; each
       // session keeps the few layer-0 inputs it would replay (a copy, not a view of the prompt's).
-      if (alloc.probe_tokens > prompt_len) {
-        throw std::invalid_argument(fmt::format("{}: the prompt has {} tokens, fewer than the {} the allocator replays; "
-                                                "use a longer prompt or a smaller kl_positions= option",
+      if (alloc.probe_tokens >= prompt_len) {
+        throw std::invalid_argument(fmt::format("{}: the prompt has {} tokens; the allocator replays its last {} and "
+                                                "perturbs the ones before, so it needs more; use a longer prompt or a "
+                                                "smaller kl_positions= option",
                                                 m.allocator->name(), prompt_len, alloc.probe_tokens));
       }
       probe_tokens_ = alloc.probe_tokens;
@@ -147,7 +148,8 @@ class BudgetedSession final : public CompressionSession {
     in.min_per_layer = m_.selector->sinks() + m_.selector->window();
     if (probe_tokens_ > 0 && !(*stats_)[0].defined()) {
       if (!probe_input_.defined()) {
-        throw std::logic_error(fmt::format("allocator {}: the prefill did not pass through the session's hooks",
+        throw std::logic_error(fmt::format("allocator {}: the prefill did not pass through the session's hooks; "
+                                           "prefill with this session's hooks() before finish()",
                                            m_.allocator->name()));
       }
       const auto measured = m_.allocator->probe(PromptProbe{model, cache, probe_input_});

@@ -4,7 +4,9 @@
 // allocator computes the same per-layer statistics read one copy instead of each computing
 // its own: snapkv at budgets 128, 256 and 512, snapkv x pyramid and snapkv x ripple all score
 // tokens once. The first session with a key registers the hooks and fills the entry; the
-// others only read it in finish(). Keys hold everything the computation depends on, so a
+// others only read it in finish(). (An allocator that probes the prompt after prefill,
+// ripple_prompt, fills its entry in the first finish() instead; every session keeps the input
+// it would replay.) Keys hold everything the computation depends on, so a
 // shared result is bit-identical to the one each session would have computed. One per
 // prefill; it must outlive the sessions that use it. Torch-free header.
 #pragma once

@@ -16,18 +16,22 @@ at::Tensor probe_prompt_sensitivity(const CausalLM& model, const KVCache& cache,
     throw std::invalid_argument(fmt::format("prompt probe: the cache has {} layers, the model {}", cache.num_layers(), L));
   }
   if (window_input.dim() != 3 || window_input.size(0) != 1) {
-    throw std::invalid_argument("prompt probe: expected the window's layer-0 input as [1, W, hidden]");
+    throw std::invalid_argument("prompt probe: expected the window's layer-0 input as [1, W, hidden] (ripple_prompt "
+                                "measures one sequence per prefill)");
   }
   const int64_t n = cache.length(0);
   const int64_t w = window_input.size(1);
   for (int64_t l = 0; l < L; ++l) {
     if (cache.length(l) != n || !cache.is_prefix(l) || cache.batch_size() != 1) {
-      throw std::invalid_argument(fmt::format("prompt probe: layer {} does not hold the whole prompt (one sequence, "
-                                              "nothing evicted); probe before compressing", l));
+      throw std::invalid_argument(fmt::format("prompt probe: layer {} does not hold the whole prompt of one sequence "
+                                              "(ripple_prompt measures one sequence per prefill, before compressing)",
+                                              l));
     }
   }
-  if (w < 1 || w >= n) {
-    throw std::invalid_argument(fmt::format("prompt probe: a window of {} tokens needs a longer prompt than {}", w, n));
+  if (w < 1) throw std::invalid_argument("prompt probe: the replayed window is empty (kl_positions= must be >= 1)");
+  if (w >= n) {
+    throw std::invalid_argument(fmt::format("prompt probe: replaying the last {} tokens needs a prompt longer than {} "
+                                            "(use a smaller kl_positions= option)", w, n));
   }
   const int64_t context = n - w;
 

@@ -36,7 +36,7 @@ const std::vector<OptionSpec>& ripple_prompt_option_specs() {
     std::vector<OptionSpec> out;
     for (auto s : ripple_option_specs()) {
       if (s.name == "kl_positions") {
-        s.help = "the prompt's last K tokens are replayed and their KL measured (the selector's window is kept anyway)";
+        s.help = "the prompt's last K tokens are replayed and their KL measured (K <= the selector's window keeps them)";
       } else if (s.name == "score") {
         s.help = "which statistic of the KL over the K replayed positions is the sensitivity";
       } else if (s.name == "ratio" || s.name == "normalize" || s.name == "eps" || s.name == "noise" ||

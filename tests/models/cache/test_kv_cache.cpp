@@ -212,4 +212,10 @@ TEST_CASE("KV cache truncate undoes appends on a prefix layer and refuses evicte
   CHECK_THROWS_AS(c.truncate(0, 11), std::out_of_range);
   c.keep(1, at::tensor({0, 2, 5}, at::kLong));
   CHECK_THROWS_WITH(c.truncate(1, 2), Catch::Contains("layer 1") && Catch::Contains("evicted"));
+  KVCache a(1), b(1);
+  a.append(0, k, v, 0);
+  b.append(0, k, v, 0);
+  b.keep(0, at::arange(6, at::kLong));  // shorter, with a's next position
+  KVCache padded = KVCache::stack({&a, &b});
+  CHECK_THROWS_WITH(padded.truncate(0, 5), Catch::Contains("padded"));
 }
