@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/compress/policy_catalog.h"
 #include "eval/experiments/paired_comparison.h"
 #include "eval/experiments/run_kinds.h"
 #include "eval/longbench_score.h"
@@ -367,6 +368,21 @@ GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodN
   return out;
 }
 
+namespace {
+// A run's value of a policy option: as given, else the default its selector's or allocator's
+// catalog row declares (empty when neither declares the key or it has no default).
+std::string option_value(const RunIdentity& id, const std::string& key) {
+  if (id.options.count(key)) return id.options.at(key);
+  for (const PolicyInfo* info : {find_selector_info(id.selector), find_allocator_info(id.allocator)}) {
+    if (info == nullptr) continue;
+    for (const auto& o : info->options) {
+      if (o.name == key) return o.default_value;
+    }
+  }
+  return {};
+}
+}  // namespace
+
 std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& runs) {
   // Per (model, method): the option keys whose values are not the same in all its runs.
   std::map<std::pair<std::string, std::string>, std::set<std::string>> varying;
@@ -379,7 +395,7 @@ std::vector<std::string> run_labels(const std::vector<std::pair<std::string, Run
     }
     for (const auto& k : keys) {
       std::set<std::string> values;
-      for (const auto* id : ids) values.insert(id->options.count(k) ? id->options.at(k) : "(default)");
+      for (const auto* id : ids) values.insert(option_value(*id, k));
       if (values.size() > 1) varying[key].insert(k);
     }
   }
@@ -388,7 +404,8 @@ std::vector<std::string> run_labels(const std::vector<std::pair<std::string, Run
     const auto& id = run_id;  // a structured binding cannot be captured by a lambda in C++17 (clang)
     std::string suffix;
     auto add = [&](const std::string& k) {
-      const auto v = id.options.count(k) ? value_for_label(id.options.at(k)) : "default";
+      const auto given = option_value(id, k);
+      const auto v = given.empty() ? std::string("default") : value_for_label(given);
       suffix += fmt::format("{}{}={}", suffix.empty() ? "" : ", ", k == "ratio" ? "r" : k, v);
     };
     const auto& keys = varying[{model, id.method}];

@@ -561,6 +561,17 @@ TEST_CASE("run labels name only the options that differ", "[experiments][table]"
   RunIdentity d = b;
   d.options["profile"] = "/y/p2.json";
   CHECK(run_labels({{"m", a}, {"m", d}})[1] == "RippleKV (r=4, profile=p2.json)");
+  // An option left out shows the default its policy declares, and equals it given explicitly.
+  RunIdentity e{"ripple_prompt", "snapkv", "ripple_prompt", false, 64, {}};
+  RunIdentity f{"ripple_prompt", "snapkv", "ripple_prompt", false, 64, {{"normalize", "rank"}}};
+  RunIdentity g{"ripple_prompt", "snapkv", "ripple_prompt", false, 64, {{"normalize", "minmax"}}};
+  CHECK(run_labels({{"m", e}, {"m", f}}) ==
+        std::vector<std::string>{"RippleKV per prompt (normalize=minmax)", "RippleKV per prompt (normalize=rank)"});
+  CHECK(run_labels({{"m", e}, {"m", g}}) == std::vector<std::string>{"RippleKV per prompt", "RippleKV per prompt"});
+  // Per policy: CAKE's selector declares kernel=5, SnapKV's kernel=7.
+  RunIdentity h{"cake", "cake", "cake", false, 64, {}};
+  RunIdentity i{"cake", "cake", "cake", false, 64, {{"kernel", "7"}}};
+  CHECK(run_labels({{"m", h}, {"m", i}}) == std::vector<std::string>{"CAKE (kernel=5)", "CAKE (kernel=7)"});
 }
 
 namespace {
