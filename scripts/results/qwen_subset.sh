@@ -69,6 +69,13 @@ step "ruler 4k cake selector" "$OUT/ruler4k/runs/cake+uniform_b1024/result.json"
 step "ruler 4k ripple_prompt" "$OUT/ruler4k/runs/ripple_prompt@normalize=rank_b1024/result.json" "$BIN" ruler \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
   --methods "ripple_prompt,ripple_prompt@normalize=rank" --out "$OUT/ruler4k/runs"
+# How unequal the layers get: r = 8 with the layer_mean profile (min-max and rank
+# normalisation) and per prompt (rank), on the same prompts (1,934 s as two 1-thread shards
+# beside other runs).
+step "ruler 4k ratio 8" "$OUT/ruler4k/runs/ripple_prompt@ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "ripple@profile=$PL,ratio=8,ripple@profile=$PL,ratio=8,normalize=rank,ripple_prompt@ratio=8,normalize=rank" \
+  --out "$OUT/ruler4k/runs"
 # RULER at 8k tokens, 2 samples per task (22 prompts), the layer_mean profile: prefill runs at
 # 25-50 tokens/s here, so about 4-8 minutes a prompt.
 step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
@@ -87,6 +94,10 @@ step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler
 step "ruler 4k seed 43 cake" "$OUT/ruler4k_seed43/runs/cake_b1024/result.json" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 --methods cake \
   --out "$OUT/ruler4k_seed43/runs"
+# The r = 8 rank allocation, chosen on the seed-42 prompts, replicated on the seed-43 ones.
+step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 \
+  --budgets 256,1024 --methods "ripple@profile=$PL,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"

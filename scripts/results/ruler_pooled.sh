@@ -31,6 +31,7 @@ for target in "${targets[@]}"; do
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;  # SmolLM2
       ripple@profile=*8x512_bf16_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen
+      ripple@profile=*8x512_bf16_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # Qwen
     esac
   done
   "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
