@@ -49,6 +49,9 @@ step "layer_mean fidelity" "$OUT/fidelity_layer_mean/fidelity.csv" fidelity "$OU
   "ripple@profile=$PL,ratio=1.5,ripple@profile=$PL,ratio=2"
 step "layer_mean fidelity r=4" "$OUT/fidelity_layer_mean_r4/fidelity.csv" fidelity "$OUT/fidelity_layer_mean_r4" \
   "ripple@profile=$PL,ratio=4"
+# r = 8 with rank normalisation (the allocation that ties CAKE on RULER 4k), beside SnapKV.
+step "fidelity r=8 rank" "$OUT/fidelity_layer_mean_r8_rank/fidelity.csv" fidelity "$OUT/fidelity_layer_mean_r8_rank" \
+  "snapkv,ripple@profile=$PL,ratio=8,normalize=rank"
 # RULER at 4k tokens, 2 samples per task (22 prompts), budgets 256 and 1024: about 40 minutes
 # on 2 threads. Rerunning resumes it.
 step "ruler 4k" "$OUT/ruler4k/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
@@ -99,6 +102,7 @@ step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 \
   --budgets 256,1024 --methods "ripple@profile=$PL,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
+"$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
