@@ -98,21 +98,22 @@ bool allocator_is_model_bound(const std::string& name) {
   return info && info->model_bound;
 }
 
+const OptionSpec* find_option(const PolicyInfo& policy, const std::string& key) {
+  for (const auto& o : policy.options) {
+    if (o.name == key) return &o;
+  }
+  return nullptr;
+}
+
 bool allocator_declares(const std::string& name, const std::string& key) {
   const auto* info = find_allocator_info(name);
-  if (!info) return false;
-  for (const auto& o : info->options) {
-    if (o.name == key) return true;
-  }
-  return false;
+  return info && find_option(*info, key);
 }
 
 const OptionSpec* find_policy_option(const std::string& key) {
   for (const auto* rows : {&selector_catalog(), &allocator_catalog()}) {
     for (const auto& r : *rows) {
-      for (const auto& o : r.options) {
-        if (o.name == key) return &o;
-      }
+      if (const OptionSpec* o = find_option(r, key)) return o;
     }
   }
   return nullptr;

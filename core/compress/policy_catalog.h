@@ -34,6 +34,9 @@ const std::vector<PolicyInfo>& allocator_catalog();
 const PolicyInfo* find_selector_info(const std::string& name);
 const PolicyInfo* find_allocator_info(const std::string& name);
 
+// The policy's declaration of option `key`; nullptr when it has none.
+const OptionSpec* find_option(const PolicyInfo& policy, const std::string& key);
+
 // The first declaration of `key` among all selectors and allocators (for typing a key before
 // the method is known); nullptr when no policy reads it.
 const OptionSpec* find_policy_option(const std::string& key);

@@ -374,10 +374,8 @@ namespace {
 std::string option_value(const RunIdentity& id, const std::string& key) {
   if (id.options.count(key)) return id.options.at(key);
   for (const PolicyInfo* info : {find_selector_info(id.selector), find_allocator_info(id.allocator)}) {
-    if (info == nullptr) continue;
-    for (const auto& o : info->options) {
-      if (o.name == key) return o.default_value;
-    }
+    const OptionSpec* o = info ? find_option(*info, key) : nullptr;
+    if (o) return o->default_value;
   }
   return {};
 }
