@@ -87,6 +87,10 @@ step "ruler 8k" "$OUT/ruler8k/runs/full/result.json" "$BIN" ruler --model "$MODE
 # CAKE on the same 8k prompts (5,156 s on 1 thread beside other runs).
 step "ruler 8k cake" "$OUT/ruler8k/runs/cake_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 8192 --samples 2 --budgets 256,1024 --methods cake --out "$OUT/ruler8k/runs"
+# The r = 8 rank allocation at 8k, and the two baselines not yet run there, on the same prompts.
+step "ruler 8k ratio 8" "$OUT/ruler8k/runs/squeeze_b1024/result.json" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --budgets 256,1024 \
+  --methods "ripple@profile=$PL,ratio=8,normalize=rank,streamingllm,squeeze" --out "$OUT/ruler8k/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -101,6 +105,10 @@ step "ruler 4k seed 43 cake" "$OUT/ruler4k_seed43/runs/cake_b1024/result.json" "
 step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 \
   --budgets 256,1024 --methods "ripple@profile=$PL,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs"
+# StreamingLLM and SqueezeAttention on the new samples too, so that every baseline is pooled.
+step "ruler 4k seed 43 baselines" "$OUT/ruler4k_seed43/runs/squeeze_b1024/result.json" "$BIN" ruler \
+  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 \
+  --methods "streamingllm,squeeze" --out "$OUT/ruler4k_seed43/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
