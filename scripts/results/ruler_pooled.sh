@@ -5,12 +5,12 @@
 #   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
 #           h2o/streamingllm selectors with ripple budgets are left out; budget 64 is on seed 42
 #           only, for every method)
-#   4k3:    SmolLM2 at 4k over three sample sets (seeds 42, 43, 44), 165 samples, at the two
-#           budgets the seed-44 set ran (128 and 1024)
+#   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
+#           two budgets the seed-44 sets ran (128 and 1024)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
 #           rows cover 22 samples and the paired table does not pair them with pooled rows)
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|qwen4k ...]      (default: all four)
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k ...]      (default: all five)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,22 +18,24 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 qwen4k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k)
 for target in "${targets[@]}"; do
   case $target in
     4k) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; out=$S/ruler4k_pooled ;;
     4k3) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; seed44=$S/ruler4k_seed44/runs
          out=$S/ruler4k_pooled3 ;;
+    8k3) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; seed44=$S/ruler8k_seed44/runs
+         out=$S/ruler8k_pooled3 ;;
     8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
     qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3 or qwen4k)" >&2; exit 2 ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3 or qwen4k)" >&2; exit 2 ;;
   esac
   runs=()
   dirs=("$seed42"/* "$seed43"/*)
-  [ "$target" = 4k3 ] && dirs+=("$seed44"/*)
+  case $target in 4k3 | 8k3) dirs+=("$seed44"/*) ;; esac
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
-    if [ "$target" = 4k3 ]; then  # only the budgets all three sets ran
+    if [ "$target" = 4k3 ] || [ "$target" = 8k3 ]; then  # only the budgets all three sets ran
       case $name in full | *_b128 | *_b1024) ;; *) continue ;; esac
     fi
     case $name in
