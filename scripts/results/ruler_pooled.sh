@@ -6,7 +6,8 @@
 #           h2o/streamingllm selectors with ripple budgets are left out; budget 64 is on seed 42
 #           only, for every method)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
-#           two budgets the seed-44 sets ran (128 and 1024)
+#           two budgets the seed-44 sets ran (128 and 1024; at 8k StreamingLLM and H2O did not
+#           run on seed 44, so their rows cover 110 samples)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
 #           rows cover 22 samples and the paired table does not pair them with pooled rows)
@@ -20,6 +21,7 @@ Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k)
 for target in "${targets[@]}"; do
+  seed44=  # a third sample set, pooled at the budgets it ran
   case $target in
     4k) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; out=$S/ruler4k_pooled ;;
     4k3) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; seed44=$S/ruler4k_seed44/runs
@@ -32,10 +34,10 @@ for target in "${targets[@]}"; do
   esac
   runs=()
   dirs=("$seed42"/* "$seed43"/*)
-  case $target in 4k3 | 8k3) dirs+=("$seed44"/*) ;; esac
+  if [ -n "$seed44" ]; then dirs+=("$seed44"/*); fi
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
-    if [ "$target" = 4k3 ] || [ "$target" = 8k3 ]; then  # only the budgets all three sets ran
+    if [ -n "$seed44" ]; then  # only the budgets all three sets ran
       case $name in full | *_b128 | *_b1024) ;; *) continue ;; esac
     fi
     case $name in
