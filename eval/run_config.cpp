@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -68,6 +69,39 @@ nlohmann::json read_config_file(const fs::path& path) {
   }
 }
 
+// The "run" objects to compare for a folder: when both configs record the options in force,
+// "method.options" becomes those values on the keys both record, and the given values on the
+// keys only one records (an option added or removed between versions).
+std::pair<nlohmann::json, nlohmann::json> comparable_runs(const nlohmann::json& existing, const nlohmann::json& existing_info,
+                                                          const nlohmann::json& wanted, const nlohmann::json& wanted_info) {
+  nlohmann::json a = existing, b = wanted;
+  auto in_force = [](const nlohmann::json& info) -> const nlohmann::json* {
+    if (!info.is_object() || !info.contains(kMethodOptionsKey) || !info.at(kMethodOptionsKey).is_object()) return nullptr;
+    return &info.at(kMethodOptionsKey);
+  };
+  auto given = [](const nlohmann::json& run) -> const nlohmann::json* {
+    if (!run.contains("method") || !run.at("method").is_object()) return nullptr;
+    const auto& m = run.at("method");
+    return m.contains("options") && m.at("options").is_object() ? &m.at("options") : nullptr;
+  };
+  const nlohmann::json *fa = in_force(existing_info), *fb = in_force(wanted_info);
+  const nlohmann::json *ga = given(existing), *gb = given(wanted);
+  if (!fa || !fb || !ga || !gb) return {a, b};
+  auto options = [](const nlohmann::json& force, const nlohmann::json& other_force, const nlohmann::json& given_here) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& item : force.items()) {
+      if (other_force.contains(item.key())) out[item.key()] = item.value();
+    }
+    for (const auto& item : given_here.items()) {
+      if (!out.contains(item.key())) out[item.key()] = item.value();
+    }
+    return out;
+  };
+  a["method"]["options"] = options(*fa, *fb, *ga);
+  b["method"]["options"] = options(*fb, *fa, *gb);
+  return {a, b};
+}
+
 }  // namespace
 
 std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
@@ -80,19 +114,29 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
                           const char* marker) {
   fs::create_directories(dir);
   const auto path = dir / "config.json";
-  const nlohmann::json wanted = nlohmann::json::parse(run.dump());
+  const nlohmann::json wanted_run = nlohmann::json::parse(run.dump());
+  const nlohmann::json wanted_info = nlohmann::json::parse(info.dump());
   auto check_existing = [&] {
-    const auto existing = read_config_file(path);
-    const auto diff = differing_keys(existing.at("run"), wanted);
+    const auto existing_config = read_config_file(path);
+    const auto [existing, wanted] =
+        comparable_runs(existing_config.at("run"), existing_config.value("info", nlohmann::json::object()), wanted_run,
+                        wanted_info);
+    const auto diff = differing_keys(existing, wanted);
     if (diff.empty()) return RunDirState::kMatches;
     std::string lines;
     for (const auto& key : diff) {
-      lines += fmt::format("\n  {}: {} there, {} now", key, value_text(existing.at("run"), key), value_text(wanted, key));
+      lines += fmt::format("\n  {}: {} there, {} now", key, value_text(existing, key), value_text(wanted, key));
     }
+    const bool options_differ = std::any_of(diff.begin(), diff.end(), [](const std::string& k) {
+      return k.rfind("method.options", 0) == 0;
+    });
     throw std::runtime_error(fmt::format(
         "{}: this folder holds the predictions of a different run; results of different configurations are never "
-        "mixed:{}\nuse another --out, or delete the folder to start over",
-        path.string(), lines));
+        "mixed:{}\n{}use another --out, or delete the folder to start over",
+        path.string(), lines,
+        options_differ ? "(method options are compared as in force, defaults included: to resume a folder written "
+                         "under another default, give its value explicitly in the method, e.g. @ratio=2)\n"
+                       : ""));
   };
   if (fs::exists(path)) return check_existing();
   nlohmann::ordered_json doc;

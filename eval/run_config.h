@@ -5,6 +5,15 @@
 // does not (descriptions, sharding, the ripplekv command line). A folder belongs to one run:
 // opening it with a different "run" is an error naming the differing keys, so predictions of
 // different configurations are never mixed. Torch-free.
+//
+// A policy option a run leaves out takes its policy's default, and a default may change
+// between ripplekv versions. So "info" also records every option in force under
+// kMethodOptionsKey (CompressionMethod::options_in_force), and when both the folder's
+// config.json and the new run record them, those values (on the keys both record; given
+// options on the others) are compared in place of "run.method.options": a folder written
+// under an old default is not resumed under a new one, and an option given explicitly at its
+// default value matches a folder that left it out. Folders written before this key existed
+// compare the given options only.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +22,9 @@
 #include <nlohmann/json.hpp>
 
 namespace ripplekv::eval {
+
+// The "info" key holding every policy option in force (an object of strings).
+inline constexpr char kMethodOptionsKey[] = "method_options";
 
 enum class RunDirState {
   kCreated,  // config.json written now

@@ -30,6 +30,7 @@ struct MethodParts {
   std::unique_ptr<TokenSelector> selector;
   std::unique_ptr<LayerBudgetAllocator> allocator;
   std::string resolved_options;
+  std::map<std::string, std::string> options_in_force;
   std::vector<std::string> notes;
   // What the selector's scores and the allocator's statistics depend on besides the prompt
   // and the attention window (the keys of an ObservationShare): name and resolved options.
@@ -248,6 +249,7 @@ class ComposedMethod final : public CompressionMethod {
   }
   const CompressionSpec& spec() const override { return m_.spec; }
   const std::vector<std::string>& notes() const override { return m_.notes; }
+  const std::map<std::string, std::string>& options_in_force() const override { return m_.options_in_force; }
   std::string describe() const override {
     if (m_.selector->keeps_all()) return "full cache";
     return fmt::format("{} x {}, budget {}{}", m_.selector->name(), m_.allocator->name(), m_.spec.budget,
@@ -304,6 +306,7 @@ std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSp
   }
   options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
   m.resolved_options = options.resolved();
+  m.options_in_force = options.resolved_map();
   m.notes = options.notes;
   // Said once per process, however many methods (budgets, variants) repeat it.
   static std::set<std::string> said;

@@ -108,6 +108,10 @@ class CompressionMethod {
   virtual const CompressionSpec& spec() const = 0;
   // One line, e.g. "snapkv x pyramid, budget 128 (window=32 kernel=7 pooling=max gqa=mean beta=20)".
   virtual std::string describe() const = 0;
+  // Every option the selector and allocator read, with the value in force (given, else the
+  // default their catalog rows declared when this method was made): what a run folder records,
+  // so that a later change of a default neither relabels nor resumes it under the new value.
+  virtual const std::map<std::string, std::string>& options_in_force() const = 0;
 
  protected:
   // For implementations' begin(): records the registry `session` observes through.

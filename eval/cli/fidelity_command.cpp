@@ -105,6 +105,10 @@ void write_fidelity_folder(const FidelityArgs& a, const std::vector<eval::Fideli
   config["ripplekv_fidelity_config"] = 1;
   config["options"] = a.options;
   config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
+  // Per method as given: every policy option in force, defaults included (for table labels).
+  nlohmann::ordered_json in_force = nlohmann::ordered_json::object();
+  for (const auto& r : rows) in_force[r.method] = r.options_in_force;
+  config["methods_in_force"] = in_force;
   std::ofstream(a.out + "/config.json") << config.dump(2) << "\n";
   std::ofstream(a.out + "/fidelity.md") << eval::fidelity_markdown(rows);
   std::ofstream(a.out + "/fidelity_texts.csv") << eval::fidelity_texts_csv(rows);

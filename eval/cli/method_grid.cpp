@@ -124,6 +124,7 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
                      {"options", p.spec.options}};
     nlohmann::ordered_json info;
     info["method"] = p.method->describe();
+    info[eval::kMethodOptionsKey] = p.method->options_in_force();
     if (!p.method->notes().empty()) info["notes"] = p.method->notes();
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;

@@ -1,6 +1,7 @@
 #include "eval/experiments/run_results.h"
 #include "models/io/input_file.h"
 #include "models/io/json_error.h"
+#include "eval/run_config.h"
 
 #include <algorithm>
 #include <fstream>
@@ -88,6 +89,10 @@ LongBenchResult read_longbench_run(const fs::path& dir, const nlohmann::json& co
     r.id.options = string_map(m.at("options"));
     r.id.full = r.id.selector == "full";
     r.id.method = name_of(r.id.selector, r.id.allocator);
+  }
+  if (const auto info = config.value("info", nlohmann::json::object());
+      info.is_object() && info.contains(eval::kMethodOptionsKey) && info.at(eval::kMethodOptionsKey).is_object()) {
+    r.id.in_force = string_map(info.at(eval::kMethodOptionsKey));
   }
   if (r.id.full) r.id.budget = 0;
   r.settings = run;
@@ -200,8 +205,12 @@ std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::ve
 
 std::vector<FidelityResult> read_fidelity_run(const fs::path& dir, const MethodParts& parts_of) {
   std::string model, settings;
+  nlohmann::json in_force = nlohmann::json::object();  // method text -> options in force
   if (fs::exists(dir / "config.json")) {
     const auto config = read_json(dir / "config.json");
+    if (config.contains("methods_in_force") && config.at("methods_in_force").is_object()) {
+      in_force = config.at("methods_in_force");
+    }
     if (config.contains("options")) {
       const auto& o = config["options"];
       auto get = [&](const char* key) { return o.contains(key) ? (o[key].is_string() ? o[key].get<std::string>() : o[key].dump()) : std::string("?"); };
@@ -268,6 +277,7 @@ std::vector<FidelityResult> read_fidelity_run(const fs::path& dir, const MethodP
       r.id.full = is_full_method_text(f[0]);
       if (r.id.full) r.id.budget = 0;
     }
+    if (in_force.contains(f[0]) && in_force.at(f[0]).is_object()) r.id.in_force = string_map(in_force.at(f[0]));
     out.push_back(std::move(r));
   });
   return out;
@@ -369,10 +379,12 @@ GatheredResults gather_results(const std::vector<fs::path>& roots, const MethodN
 }
 
 namespace {
-// A run's value of a policy option: as given, else the default its selector's or allocator's
-// catalog row declares (empty when neither declares the key or it has no default).
+// A run's value of a policy option: as given, else as in force when the run was made, else
+// the default its selector's or allocator's catalog row declares now (empty when neither
+// declares the key or it has no default).
 std::string option_value(const RunIdentity& id, const std::string& key) {
   if (id.options.count(key)) return id.options.at(key);
+  if (id.in_force.count(key)) return id.in_force.at(key);
   for (const PolicyInfo* info : {find_selector_info(id.selector), find_allocator_info(id.allocator)}) {
     const OptionSpec* o = info ? find_option(*info, key) : nullptr;
     if (o) return o->default_value;
@@ -390,6 +402,7 @@ std::vector<std::string> run_labels(const std::vector<std::pair<std::string, Run
     std::set<std::string> keys;
     for (const auto* id : ids) {
       for (const auto& [k, v] : id->options) keys.insert(k);
+      for (const auto& [k, v] : id->in_force) keys.insert(k);
     }
     for (const auto& k : keys) {
       std::set<std::string> values;
@@ -424,14 +437,16 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["allocator"] = id.allocator;
     j["full"] = id.full;
     j["budget"] = id.budget;
-    j["ratio"] = nullptr;
-    if (id.options.count("ratio")) {
+    j["ratio"] = nullptr;  // given, else as in force when recorded (RippleKV's allocators)
+    const auto& ratio_from = id.options.count("ratio") ? id.options : id.in_force;
+    if (ratio_from.count("ratio")) {
       try {
-        j["ratio"] = std::stod(id.options.at("ratio"));
+        j["ratio"] = std::stod(ratio_from.at("ratio"));
       } catch (const std::exception&) {
       }
     }
     j["options"] = id.options;
+    if (!id.in_force.empty()) j["options_in_force"] = id.in_force;
   };
   nlohmann::ordered_json out;
   out["ripplekv_results_summary"] = 1;

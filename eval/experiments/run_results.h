@@ -25,7 +25,11 @@ struct RunIdentity {
   std::string selector, allocator;
   bool full = false;   // full cache (no budget)
   int64_t budget = 0;
-  std::map<std::string, std::string> options;  // policy options
+  std::map<std::string, std::string> options;  // policy options as given
+  // Every policy option in force when the run was made, defaults included (config.json's
+  // info.method_options, or a fidelity folder's methods_in_force); empty for runs written
+  // before ripplekv recorded them, whose omitted options read as the current defaults.
+  std::map<std::string, std::string> in_force;
 };
 
 struct LongBenchResult {

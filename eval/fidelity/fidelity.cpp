@@ -96,6 +96,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
                      {"options", spec.options}};
     nlohmann::ordered_json info;
     info["method"] = methods[i]->describe();
+    info[kMethodOptionsKey] = methods[i]->options_in_force();
     info["method_text"] = wanted[i].method;
     claim_run_dir(dir, run, info, "ripplekv_fidelity_variant");
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
@@ -107,6 +108,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     rows.push_back(fidelity_row(wanted[i].method, wanted[i].budget, prediction_path(variants[i].out_dir, task.name(), Shard{}),
                                 sample_ids));
+    rows.back().options_in_force = methods[i]->options_in_force();
   }
   return rows;
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct FidelityRow {
   // agreement (the units a bootstrap over texts resamples; their mean is kl_mean, since every
   // text has the same number of positions).
   std::vector<double> text_kl_mean, text_top1;
+  // Every policy option in force (CompressionMethod::options_in_force), defaults included.
+  std::map<std::string, std::string> options_in_force;
 };
 
 class FidelityTask final : public Task {

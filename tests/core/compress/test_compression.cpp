@@ -160,6 +160,17 @@ TEST_CASE("Compression: bad methods and budgets are clear errors", "[core][compr
   CHECK_THROWS_WITH(method->begin(hooks, 20), Contains("fewer than the observation window"));
 }
 
+TEST_CASE("a method records every option in force: given values and the defaults of the rest", "[core][compress]") {
+  auto model = load_model(test::fixture("hf/llama_gqa"), {});
+  const auto method = CompressionMethod::create({"snapkv", "pyramid", 64, {{"window", "8"}}}, model->config());
+  const auto& in_force = method->options_in_force();
+  CHECK(in_force.at("window") == "8");   // given
+  CHECK(in_force.at("kernel") == "7");   // SnapKV's default
+  CHECK(in_force.at("beta") == "20");    // PyramidKV's default
+  CHECK(in_force.size() >= 5);
+  CHECK(method->describe().find("beta=20") != std::string::npos);
+}
+
 TEST_CASE("SnapKV per query head (gqa=none) keeps each query head's own tokens", "[core][compress]") {
   auto model = load_model(test::fixture("compression/model"), {});
   const auto& cfg = model->config();

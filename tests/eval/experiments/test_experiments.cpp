@@ -88,7 +88,8 @@ std::string read(const fs::path& path) { return ripplekv::test::read_text(path);
 // A finished `ripplekv longbench` folder: config.json, predictions, result.json.
 void fake_longbench_run(const fs::path& dir, const std::string& model, const std::string& selector,
                         const std::string& allocator, int budget, const std::map<std::string, double>& scores,
-                        const std::map<std::string, std::string>& options = {}) {
+                        const std::map<std::string, std::string>& options = {},
+                        const std::map<std::string, std::string>& in_force = {}) {
   nlohmann::json run;
   run["model"] = model;
   run["tasks"] = nlohmann::json::array();
@@ -100,7 +101,9 @@ void fake_longbench_run(const fs::path& dir, const std::string& model, const std
     result[task] = score;
   }
   run["method"] = {{"selector", selector}, {"allocator", allocator}, {"budget", budget}, {"options", options}};
-  write(dir / "config.json", nlohmann::json{{"ripplekv_longbench_config", 1}, {"run", run}}.dump());
+  nlohmann::json config{{"ripplekv_longbench_config", 1}, {"run", run}};
+  if (!in_force.empty()) config["info"]["method_options"] = in_force;
+  write(dir / "config.json", config.dump());
   write(dir / "result.json", result.dump());
 }
 
@@ -325,6 +328,27 @@ TEST_CASE("run folders: complete only with every sample and every score", "[expe
   CHECK(fidelity_run_status(fid).complete);
   write(fid / "fidelity.csv", header + "\"snapkv\",64,4,128,0.1,0.2");
   CHECK_FALSE(fidelity_run_status(fid).complete);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tables: runs are labelled by the options in force they recorded", "[experiments][table]") {
+  const auto dir = scratch("table_in_force");
+  // Both left ratio out; one ran when the default was 2, the other when it was 8.
+  fake_longbench_run(dir / "a", "/m/M", "snapkv", "ripple", 64, {{"trec", 50}}, {}, {{"ratio", "2"}, {"window", "32"}});
+  fake_longbench_run(dir / "b", "/m/M", "snapkv", "ripple", 64, {{"trec", 60}}, {}, {{"ratio", "8"}, {"window", "32"}});
+  fake_longbench_run(dir / "c", "/m/M", "snapkv", "uniform", 64, {{"trec", 55}});
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.longbench.size() == 3);
+  CHECK(gathered.longbench[0].id.in_force.at("ratio") == "2");
+  CHECK(gathered.longbench[2].id.in_force.empty());
+  const auto summary = results_summary(gathered);
+  std::map<std::string, double> ratio_by_label;
+  for (const auto& run : summary["longbench"]) {
+    if (!run["ratio"].is_null()) ratio_by_label[run["label"].get<std::string>()] = run["ratio"].get<double>();
+  }
+  CHECK(ratio_by_label == std::map<std::string, double>{{"RippleKV (r=2)", 2.0}, {"RippleKV (r=8)", 8.0}});
+  CHECK(summary["longbench"][1]["options_in_force"]["window"] == "32");
+  CHECK_FALSE(summary["longbench"][2].contains("options_in_force"));
   fs::remove_all(dir);
 }
 
@@ -572,6 +596,14 @@ TEST_CASE("run labels name only the options that differ", "[experiments][table]"
   RunIdentity h{"cake", "cake", "cake", false, 64, {}};
   RunIdentity i{"cake", "cake", "cake", false, 64, {{"kernel", "7"}}};
   CHECK(run_labels({{"m", h}, {"m", i}}) == std::vector<std::string>{"CAKE (kernel=5)", "CAKE (kernel=7)"});
+  // A run that recorded its options in force is labelled by them, not by today's defaults: two
+  // runs that both left ratio out, made under different defaults, stay apart.
+  RunIdentity j{"ripple", "snapkv", "ripple", false, 64, {}, {{"ratio", "2"}, {"normalize", "minmax"}}};
+  RunIdentity k{"ripple", "snapkv", "ripple", false, 64, {}, {{"ratio", "8"}, {"normalize", "minmax"}}};
+  CHECK(run_labels({{"m", j}, {"m", k}}) == std::vector<std::string>{"RippleKV (r=2)", "RippleKV (r=8)"});
+  RunIdentity legacy{"ripple", "snapkv", "ripple", false, 64, {}};  // no record: today's default, r=2
+  CHECK(run_labels({{"m", legacy}, {"m", k}}) == std::vector<std::string>{"RippleKV (r=2)", "RippleKV (r=8)"});
+  CHECK(run_labels({{"m", legacy}, {"m", j}}) == std::vector<std::string>{"RippleKV", "RippleKV"});
 }
 
 namespace {

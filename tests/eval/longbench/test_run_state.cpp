@@ -244,6 +244,43 @@ TEST_CASE("config.json: written once, matched on rerun, a different run is an er
   CHECK_THROWS_WITH(read_run_config(dir / "nope"), Catch::Contains("config.json"));
 }
 
+TEST_CASE("config.json: method options are compared as in force when both configs record them", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_config_in_force");
+  auto run_with = [](nlohmann::ordered_json given) {
+    return nlohmann::ordered_json{{"model", "/m"},
+                                  {"method", {{"selector", "snapkv"}, {"allocator", "ripple"}, {"options", given}}}};
+  };
+  auto info_with = [](nlohmann::ordered_json in_force) {
+    nlohmann::ordered_json info;
+    info[kMethodOptionsKey] = in_force;
+    return info;
+  };
+  const auto empty = nlohmann::ordered_json::object();
+  CHECK(claim_run_dir(dir, run_with(empty), info_with({{"ratio", "2"}, {"window", "32"}})) == RunDirState::kCreated);
+  // The same defaults: resumes. The folder's default given explicitly: resumes too.
+  CHECK(claim_run_dir(dir, run_with(empty), info_with({{"ratio", "2"}, {"window", "32"}})) == RunDirState::kMatches);
+  CHECK(claim_run_dir(dir, run_with({{"ratio", "2"}}), info_with({{"ratio", "2"}, {"window", "32"}})) ==
+        RunDirState::kMatches);
+  // An option added since (recorded only now, not given) does not block the resume.
+  CHECK(claim_run_dir(dir, run_with(empty), info_with({{"ratio", "2"}, {"window", "32"}, {"new_key", "1"}})) ==
+        RunDirState::kMatches);
+  // A default that changed since the folder was written: an error naming the key and the fix.
+  try {
+    claim_run_dir(dir, run_with(empty), info_with({{"ratio", "4"}, {"window", "32"}}));
+    FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("method.options.ratio: \"2\" there, \"4\" now") != std::string::npos);
+    CHECK(msg.find("give its value explicitly") != std::string::npos);
+  }
+  // A folder from before options in force were recorded compares the given options only.
+  const auto old_dir = test::scratch_dir("run_config_in_force_legacy");
+  CHECK(claim_run_dir(old_dir, run_with(empty), {{"note", "old"}}) == RunDirState::kCreated);
+  CHECK(claim_run_dir(old_dir, run_with(empty), info_with({{"ratio", "4"}})) == RunDirState::kMatches);
+  CHECK_THROWS_WITH(claim_run_dir(old_dir, run_with({{"ratio", "2"}}), info_with({{"ratio", "2"}})),
+                    Catch::Contains("method.options.ratio"));
+}
+
 TEST_CASE("task lists and data files", "[eval][run]") {
   CHECK(parse_task_list("all").size() == 16);
   const auto two = parse_task_list(" trec , hotpotqa");
