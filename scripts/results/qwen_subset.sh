@@ -91,6 +91,13 @@ step "ruler 8k cake" "$OUT/ruler8k/runs/cake_b1024/result.json" "$BIN" ruler --m
 step "ruler 8k ratio 8" "$OUT/ruler8k/runs/squeeze_b1024/result.json" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --budgets 256,1024 \
   --methods "ripple@profile=$PL,ratio=8,normalize=rank,streamingllm,squeeze" --out "$OUT/ruler8k/runs"
+# New 8k samples (seed 43), 2 per task (22 prompts): the baselines closest to RippleKV at 8k
+# and both RippleKV settings (3,430 s as two 1-thread shards, --shard 0/2 and 1/2, side by
+# side); pooled with the seed-42 prompts by `scripts/results/ruler_pooled.sh qwen8k`.
+step "ruler 8k seed 43" "$OUT/ruler8k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 \
+  --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/ruler8k_seed43/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -110,4 +117,5 @@ step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
-BIN=$BIN scripts/results/ruler_pooled.sh qwen4k
+"$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
+BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k

@@ -11,7 +11,9 @@
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
 #           rows cover 22 samples and the paired table does not pair them with pooled rows)
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k ...]      (default: all five)
+#   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task); H2O, StreamingLLM and
+#           SqueezeAttention ran on seed 42 only (22 samples, not paired with pooled rows)
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k ...]      (default: all six)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +21,7 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k)
 for target in "${targets[@]}"; do
   seed44=  # a third sample set, pooled at the budgets it ran
   case $target in
@@ -30,7 +32,8 @@ for target in "${targets[@]}"; do
          out=$S/ruler8k_pooled3 ;;
     8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
     qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3 or qwen4k)" >&2; exit 2 ;;
+    qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k or qwen8k)" >&2; exit 2 ;;
   esac
   runs=()
   dirs=("$seed42"/* "$seed43"/*)
