@@ -3,11 +3,11 @@
 # `ripplekv table --pool` over the two run folders, leaving out the variants run on one set
 # only, whose rows could not be paired with the pooled ones.
 #   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
-#           h2o/streamingllm selectors with ripple budgets are left out; budget 64 is on seed 42
-#           only, for every method)
+#           h2o/streamingllm selectors with ripple budgets are left out; at 8k budget 64 is on
+#           seed 42 only, for every method)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
-#           two budgets the seed-44 sets ran (128 and 1024; at 8k StreamingLLM and H2O did not
-#           run on seed 44, so their rows cover 110 samples)
+#           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
+#           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
 #           rows cover 22 samples and the paired table does not pair them with pooled rows)
@@ -23,13 +23,13 @@ Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k)
 for target in "${targets[@]}"; do
-  seed44=  # a third sample set, pooled at the budgets it ran
+  seed44=  # a third sample set, pooled at the budgets it ran (budgets44)
   case $target in
     4k) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; out=$S/ruler4k_pooled ;;
     4k3) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; seed44=$S/ruler4k_seed44/runs
-         out=$S/ruler4k_pooled3 ;;
+         budgets44=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
     8k3) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; seed44=$S/ruler8k_seed44/runs
-         out=$S/ruler8k_pooled3 ;;
+         budgets44=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
     8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
     qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
     qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
@@ -40,8 +40,8 @@ for target in "${targets[@]}"; do
   if [ -n "$seed44" ]; then dirs+=("$seed44"/*); fi
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
-    if [ -n "$seed44" ]; then  # only the budgets all three sets ran
-      case $name in full | *_b128 | *_b1024) ;; *) continue ;; esac
+    if [ -n "$seed44" ] && [ "$name" != full ]; then  # only the budgets all three sets ran
+      case $budgets44 in *" ${name##*_b} "*) ;; *) continue ;; esac
     fi
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
