@@ -115,7 +115,8 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
   fs::create_directories(dir);
   const auto path = dir / "config.json";
   const nlohmann::json wanted_run = nlohmann::json::parse(run.dump());
-  const nlohmann::json wanted_info = nlohmann::json::parse(info.dump());
+  const nlohmann::json wanted_info =
+      nlohmann::json::parse(info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   auto check_existing = [&] {
     const auto existing_config = read_config_file(path);
     const auto [existing, wanted] =
@@ -127,16 +128,20 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
     for (const auto& key : diff) {
       lines += fmt::format("\n  {}: {} there, {} now", key, value_text(existing, key), value_text(wanted, key));
     }
-    const bool options_differ = std::any_of(diff.begin(), diff.end(), [](const std::string& k) {
-      return k.rfind("method.options", 0) == 0;
-    });
+    // Only when both record the options in force can a changed default be the reason.
+    const bool defaults_differ =
+        existing_config.value("info", nlohmann::json::object()).contains(kMethodOptionsKey) &&
+        wanted_info.contains(kMethodOptionsKey) &&
+        std::any_of(diff.begin(), diff.end(), [](const std::string& k) { return k.rfind("method.options", 0) == 0; });
     throw std::runtime_error(fmt::format(
         "{}: this folder holds the predictions of a different run; results of different configurations are never "
         "mixed:{}\n{}use another --out, or delete the folder to start over",
         path.string(), lines,
-        options_differ ? "(method options are compared as in force, defaults included: to resume a folder written "
-                         "under another default, give its value explicitly in the method, e.g. @ratio=2)\n"
-                       : ""));
+        defaults_differ ? "(method options are compared as in force, defaults included: if the folder was made under "
+                          "another default, a single-method run resumes it by giving the folder's value, e.g. "
+                          "--method-opt ratio=2; a --methods grid names its folders from the method text, so it "
+                          "needs the ripplekv that made the folder)\n"
+                        : ""));
   };
   if (fs::exists(path)) return check_existing();
   nlohmann::ordered_json doc;

@@ -18,7 +18,9 @@ using RowKey = std::tuple<std::string, std::string, std::string, std::string, bo
                           std::map<std::string, std::string>, std::vector<std::string>>;
 
 RowKey row_key(const LongBenchResult& r) {
-  return {r.model, r.id.method, r.id.selector, r.id.allocator, r.id.full, r.id.budget, r.id.options, r.tasks};
+  // Options as they took effect, so runs that left an option out under different defaults
+  // stay apart, and a run that gave an option at its default pools with one that left it out.
+  return {r.model, r.id.method, r.id.selector, r.id.allocator, r.id.full, r.id.budget, effective_options(r.id), r.tasks};
 }
 
 std::string qualified(const LongBenchResult& r, const std::string& id) {

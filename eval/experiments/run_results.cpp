@@ -393,20 +393,41 @@ std::string option_value(const RunIdentity& id, const std::string& key) {
 }
 }  // namespace
 
+std::map<std::string, std::string> effective_options(const RunIdentity& id) {
+  std::map<std::string, std::string> out;
+  for (const PolicyInfo* info : {find_selector_info(id.selector), find_allocator_info(id.allocator)}) {
+    if (!info) continue;
+    for (const auto& o : info->options) out.emplace(o.name, o.default_value);
+  }
+  for (const auto& [k, v] : id.in_force) out[k] = v;
+  for (const auto& [k, v] : id.options) out[k] = v;
+  return out;
+}
+
 std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& runs) {
   // Per (model, method): the option keys whose values are not the same in all its runs.
   std::map<std::pair<std::string, std::string>, std::set<std::string>> varying;
   std::map<std::pair<std::string, std::string>, std::vector<const RunIdentity*>> groups;
   for (const auto& [model, id] : runs) groups[{model, id.method}].push_back(&id);
   for (const auto& [key, ids] : groups) {
-    std::set<std::string> keys;
+    std::set<std::string> given, recorded;
     for (const auto* id : ids) {
-      for (const auto& [k, v] : id->options) keys.insert(k);
-      for (const auto& [k, v] : id->in_force) keys.insert(k);
+      for (const auto& [k, v] : id->options) given.insert(k);
+      for (const auto& [k, v] : id->in_force) recorded.insert(k);
     }
+    std::set<std::string> keys = given;
+    keys.insert(recorded.begin(), recorded.end());
     for (const auto& k : keys) {
       std::set<std::string> values;
-      for (const auto* id : ids) values.insert(option_value(*id, k));
+      bool unknown = false;  // a run that neither gave nor recorded it, without a default
+      for (const auto* id : ids) {
+        const auto v = option_value(*id, k);
+        unknown = unknown || (v.empty() && !id->options.count(k) && !id->in_force.count(k));
+        values.insert(v);
+      }
+      // A key only recorded (never given) says nothing about a run from before the record
+      // that has no default for it (a fidelity run's --profile): not a difference to show.
+      if (unknown && !given.count(k)) continue;
       if (values.size() > 1) varying[key].insert(k);
     }
   }

@@ -98,6 +98,11 @@ inline std::string run_source(const FidelityResult& run) { return run.dir.string
 // "RippleKV" for "ripple", "FullKV" for "full", ...; other names as they are.
 std::string method_display_name(const std::string& method);
 
+// A run's policy options as they took effect: the catalog defaults of its selector and
+// allocator (today's), overlaid by the options in force it recorded, overlaid by the options
+// it was given. Two runs of one method are the same configuration when these are equal.
+std::map<std::string, std::string> effective_options(const RunIdentity& id);
+
 // Row labels: the method's display name, plus the policy options whose values differ between
 // runs of the same model and method ("RippleKV (r=2)"); paths show their file name.
 std::vector<std::string> run_labels(const std::vector<std::pair<std::string, RunIdentity>>& model_and_ids);

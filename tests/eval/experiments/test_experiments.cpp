@@ -604,6 +604,10 @@ TEST_CASE("run labels name only the options that differ", "[experiments][table]"
   RunIdentity legacy{"ripple", "snapkv", "ripple", false, 64, {}};  // no record: today's default, r=2
   CHECK(run_labels({{"m", legacy}, {"m", k}}) == std::vector<std::string>{"RippleKV (r=2)", "RippleKV (r=8)"});
   CHECK(run_labels({{"m", legacy}, {"m", j}}) == std::vector<std::string>{"RippleKV", "RippleKV"});
+  // A key only recorded, with no default, unknown for a run from before the record (a fidelity
+  // run's --profile): not shown as "profile=default".
+  RunIdentity rec{"ripple", "snapkv", "ripple", false, 64, {}, {{"ratio", "2"}, {"profile", "/x/p1.json"}}};
+  CHECK(run_labels({{"m", legacy}, {"m", rec}}) == std::vector<std::string>{"RippleKV", "RippleKV"});
 }
 
 namespace {
@@ -841,4 +845,25 @@ TEST_CASE("tables: --pool makes one row of runs on different samples, and refuse
   CHECK(lb.runs[0].scores.at("qasper") == 37.92);
   CHECK_THAT(error_of([&] { pool_sample_sets(gather_results({dir / "lb1", dir / "lb1/snap/.."}, preset_name).longbench); }),
              Contains("(no error)"));  // one folder given twice is read once
+}
+
+TEST_CASE("tables: --pool keeps runs apart that ran under different defaults", "[experiments][table]") {
+  const auto dir = scratch("table_pool_in_force");
+  const std::map<std::string, std::vector<double>> a = {{"trec", {100, 0}}}, b = {{"trec", {0, 100}}};
+  // Both left ratio out: seed 42 ran when the default was 2, seed 43 when it was 8.
+  fake_longbench_run(dir / "s42/r", "/m/M", "snapkv", "ripple", 128, means(a), {}, {{"ratio", "2"}});
+  fake_longbench_run(dir / "s43/r", "/m/M", "snapkv", "ripple", 128, means(b), {}, {{"ratio", "8"}});
+  // A run that gave ratio=2 explicitly and a legacy one that left it out (today's default, 2).
+  fake_longbench_run(dir / "s42/g", "/m/M", "snapkv", "ripple", 256, means(a), {{"ratio", "2"}});
+  fake_longbench_run(dir / "s43/g", "/m/M", "snapkv", "ripple", 256, means(b));
+  for (const auto* f : {"s42/r", "s42/g", "s43/r", "s43/g"}) {
+    fake_sample_scores(dir / f, f[2] == '2' ? a : b);
+    mark_generated(dir / f, f[2] == '2' ? 42 : 43);
+  }
+  const auto pooled = pool_sample_sets(gather_results({dir / "s42", dir / "s43"}, preset_name).longbench);
+  std::map<int64_t, int> rows_per_budget;
+  for (const auto& r : pooled.runs) ++rows_per_budget[r.id.budget];
+  CHECK(rows_per_budget == std::map<int64_t, int>{{128, 2}, {256, 1}});
+  CHECK(effective_options(pooled.runs[0].id).at("window") == "32");  // the catalog default
+  fs::remove_all(dir);
 }

@@ -271,7 +271,7 @@ TEST_CASE("config.json: method options are compared as in force when both config
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
     CHECK(msg.find("method.options.ratio: \"2\" there, \"4\" now") != std::string::npos);
-    CHECK(msg.find("give its value explicitly") != std::string::npos);
+    CHECK(msg.find("--method-opt ratio=2") != std::string::npos);
   }
   // A folder from before options in force were recorded compares the given options only.
   const auto old_dir = test::scratch_dir("run_config_in_force_legacy");
