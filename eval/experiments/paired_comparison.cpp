@@ -38,6 +38,13 @@ std::optional<std::vector<std::vector<double>>> aligned(const LongBenchResult& a
   return out;
 }
 
+// Whether a stratified bootstrap over `groups` can vary: every task has at least 2 samples.
+// With one sample in a task that task's mean never moves, and with one in every task the
+// interval collapses to the estimate, which must not read as a win or a loss.
+bool resamplable(const std::vector<std::vector<double>>& groups) {
+  return std::all_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() >= 2; });
+}
+
 // What a paired table compares: the metric (its name and direction) and how a run gives it.
 struct PairedMetric {
   std::string key, header;  // the difference column, e.g. "avg_difference", "Avg difference"
@@ -90,7 +97,13 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
           row.values.insert(row.values.end(), {std::nullopt, std::nullopt, std::nullopt});
           return;
         }
-        const auto d = bootstrap_paired_difference(*groups(*mine[i]), *b, options);
+        const auto a = *groups(*mine[i]);
+        const auto d = bootstrap_paired_difference(a, *b, options);
+        if (!resamplable(a)) {  // a task with one sample: every resample is the data itself
+          row.labels[verdict_label] = "no interval (a task has 1 sample)";
+          row.values.insert(row.values.end(), {d.estimate, std::nullopt, std::nullopt});
+          return;
+        }
         row.values.insert(row.values.end(), {d.estimate, d.lo, d.hi});
         const bool above = d.lo > 0;
         row.labels[verdict_label] = d.contains_zero() ? "tie" : (above == metric.higher_is_better ? "win" : "loss");
@@ -160,7 +173,7 @@ std::optional<std::vector<std::vector<double>>> sample_groups(const LongBenchRes
 
 std::optional<Interval> avg_interval(const LongBenchResult& run, const BootstrapOptions& options) {
   const auto groups = sample_groups(run);
-  if (!groups) return std::nullopt;
+  if (!groups || !resamplable(*groups)) return std::nullopt;
   return bootstrap_mean_interval(*groups, options);
 }
 

@@ -203,7 +203,7 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
       t.interval_header = "Avg 95% CI";
       t.interval_key = "avg_ci95";
       t.notes.push_back("Avg 95% CI: percentile bootstrap over samples (2000 resamples, each task resampled on its own); "
-                        "\"-\" for runs scored without per-sample scores.");
+                        "\"-\" for runs scored without per-sample scores or with one sample in a task.");
     }
     tables.push_back(std::move(t));
   }

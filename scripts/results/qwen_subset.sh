@@ -98,6 +98,13 @@ step "ruler 8k seed 43" "$OUT/ruler8k_seed43/runs/ripple@profile=${PL//\//_}_rat
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 \
   --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/ruler8k_seed43/runs"
+# RULER 16k sized to fit: one sample of the 6 tasks where the compressed methods differed at 8k
+# (2,062 s on 2 threads; --samples 1 cannot be split by --shard, which splits each task's samples).
+step "ruler 16k" "$OUT/ruler16k/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 \
+  --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/ruler16k/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -118,4 +125,5 @@ step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
 "$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
+"$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k

@@ -633,6 +633,30 @@ std::map<std::string, double> means(const std::map<std::string, std::vector<doub
 }
 }  // namespace
 
+TEST_CASE("tables: one sample in a task gives no interval and no verdict", "[experiments][table]") {
+  const auto dir = scratch("table_one_sample");
+  // One sample per task (RULER --samples 1): a bootstrap would return the estimate as both bounds.
+  const std::map<std::string, std::vector<double>> snap = {{"vt", {40}}, {"fwe", {33}}};
+  const std::map<std::string, std::vector<double>> rip = {{"vt", {80}}, {"fwe", {67}}};
+  fake_longbench_run(dir / "snap", "/m/M", "snapkv", "uniform", 128, means(snap));
+  fake_sample_scores(dir / "snap", snap);
+  fake_longbench_run(dir / "rip", "/m/M", "snapkv", "ripple", 128, means(rip), {{"ratio", "2"}});
+  fake_sample_scores(dir / "rip", rip);
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.longbench.size() == 2);
+  CHECK_FALSE(avg_interval(gathered.longbench[0]));
+  const auto paired = paired_difference_tables(gathered.longbench);
+  REQUIRE(paired.size() == 1);
+  const auto& row = paired[0].blocks.at(0).rows.at(0);
+  CHECK(row.labels[3] == "no interval (a task has 1 sample)");
+  CHECK(row.labels[5] == "no interval (a task has 1 sample)");
+  REQUIRE(row.values[0]);
+  CHECK(*row.values[0] == Approx(37.0));  // the estimate is still shown: (80 - 40 + 67 - 33) / 2
+  CHECK_FALSE(row.values[1]);
+  CHECK_FALSE(row.values[2]);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline with a paired verdict",
           "[experiments][table]") {
   const auto dir = scratch("table_ci");
