@@ -105,6 +105,11 @@ int run_ruler(const std::vector<std::string>& args) {
                                       "a context length of at least 256 tokens", "--lengths 4096,8192");
   if (lengths.empty()) throw UsageError("--lengths: give at least one length (e.g. --lengths 4096,8192)");
   const Shard shard = shard_s.empty() ? Shard{} : parse_shard(shard_s);
+  if (shard.index >= samples) {  // a shard takes samples k % n == i of each task: none here
+    throw UsageError(fmt::format("--shard {}/{} with --samples {}: shard i/n runs the samples k of each task with "
+                                 "k % n == i, so this one would run nothing; use at most {} shard(s), or no --shard",
+                                 shard.index, shard.count, samples, samples));
+  }
   const fs::path out(out_s);
   auto plan = plan_variants(method, methods, budgets, out);
   for (auto& p : plan) p.command_args = args;

@@ -95,6 +95,9 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   r = run_ripplekv(common + " --tasks vt --lengths 100000 --out " + out.string());
   CHECK(r.status == 2);
   CHECK(r.output.find("longer than the model's context of 8192 tokens") != std::string::npos);
+  r = run_ripplekv(common + " --tasks vt --lengths 1024 --shard 2/3 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--shard 2/3 with --samples 2") != std::string::npos);
   r = run_ripplekv(common + " --tasks qa_1 --lengths 1024 --out " + out.string());
   CHECK(r.status == 2);
   CHECK(r.output.find("SQuAD") != std::string::npos);
