@@ -69,22 +69,24 @@ nlohmann::json read_config_file(const fs::path& path) {
   }
 }
 
+// A config's "info" record of the options in force, or nullptr when it has none.
+const nlohmann::json* in_force_of(const nlohmann::json& info) {
+  if (!info.is_object() || !info.contains(kMethodOptionsKey) || !info.at(kMethodOptionsKey).is_object()) return nullptr;
+  return &info.at(kMethodOptionsKey);
+}
+
 // The "run" objects to compare for a folder: when both configs record the options in force,
 // "method.options" becomes those values on the keys both record, and the given values on the
 // keys only one records (an option added or removed between versions).
 std::pair<nlohmann::json, nlohmann::json> comparable_runs(const nlohmann::json& existing, const nlohmann::json& existing_info,
                                                           const nlohmann::json& wanted, const nlohmann::json& wanted_info) {
   nlohmann::json a = existing, b = wanted;
-  auto in_force = [](const nlohmann::json& info) -> const nlohmann::json* {
-    if (!info.is_object() || !info.contains(kMethodOptionsKey) || !info.at(kMethodOptionsKey).is_object()) return nullptr;
-    return &info.at(kMethodOptionsKey);
-  };
   auto given = [](const nlohmann::json& run) -> const nlohmann::json* {
     if (!run.contains("method") || !run.at("method").is_object()) return nullptr;
     const auto& m = run.at("method");
     return m.contains("options") && m.at("options").is_object() ? &m.at("options") : nullptr;
   };
-  const nlohmann::json *fa = in_force(existing_info), *fb = in_force(wanted_info);
+  const nlohmann::json *fa = in_force_of(existing_info), *fb = in_force_of(wanted_info);
   const nlohmann::json *ga = given(existing), *gb = given(wanted);
   if (!fa || !fb || !ga || !gb) return {a, b};
   auto options = [](const nlohmann::json& force, const nlohmann::json& other_force, const nlohmann::json& given_here) {
@@ -119,9 +121,8 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
       nlohmann::json::parse(info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   auto check_existing = [&] {
     const auto existing_config = read_config_file(path);
-    const auto [existing, wanted] =
-        comparable_runs(existing_config.at("run"), existing_config.value("info", nlohmann::json::object()), wanted_run,
-                        wanted_info);
+    const auto existing_info = existing_config.value("info", nlohmann::json::object());
+    const auto [existing, wanted] = comparable_runs(existing_config.at("run"), existing_info, wanted_run, wanted_info);
     const auto diff = differing_keys(existing, wanted);
     if (diff.empty()) return RunDirState::kMatches;
     std::string lines;
@@ -130,8 +131,7 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
     }
     // Only when both record the options in force can a changed default be the reason.
     const bool defaults_differ =
-        existing_config.value("info", nlohmann::json::object()).contains(kMethodOptionsKey) &&
-        wanted_info.contains(kMethodOptionsKey) &&
+        in_force_of(existing_info) && in_force_of(wanted_info) &&
         std::any_of(diff.begin(), diff.end(), [](const std::string& k) { return k.rfind("method.options", 0) == 0; });
     throw std::runtime_error(fmt::format(
         "{}: this folder holds the predictions of a different run; results of different configurations are never "
