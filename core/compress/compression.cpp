@@ -29,8 +29,7 @@ struct MethodParts {
   int64_t group_size = 1;
   std::unique_ptr<TokenSelector> selector;
   std::unique_ptr<LayerBudgetAllocator> allocator;
-  std::string resolved_options;
-  std::map<std::string, std::string> options_in_force;
+  std::map<std::string, std::string> options_in_force;  // every option read, defaults included
   std::vector<std::string> notes;
   // What the selector's scores and the allocator's statistics depend on besides the prompt
   // and the attention window (the keys of an ObservationShare): name and resolved options.
@@ -253,7 +252,7 @@ class ComposedMethod final : public CompressionMethod {
   std::string describe() const override {
     if (m_.selector->keeps_all()) return "full cache";
     return fmt::format("{} x {}, budget {}{}", m_.selector->name(), m_.allocator->name(), m_.spec.budget,
-                       m_.resolved_options.empty() ? "" : " (" + m_.resolved_options + ")");
+                       m_.options_in_force.empty() ? "" : " (" + format_options(m_.options_in_force) + ")");
   }
 
  private:
@@ -305,7 +304,6 @@ std::unique_ptr<CompressionMethod> CompressionMethod::create(const CompressionSp
                             fmt::format("{} x {}", spec.selector, spec.allocator));
   }
   options.check_all_used(fmt::format("--selector {} --allocator {}", spec.selector, spec.allocator));
-  m.resolved_options = options.resolved();
   m.options_in_force = options.resolved_map();
   m.notes = options.notes;
   // Said once per process, however many methods (budgets, variants) repeat it.

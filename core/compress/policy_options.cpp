@@ -92,10 +92,10 @@ void PolicyOptions::check_all_used(const std::string& method) const {
   }
 }
 
-std::string PolicyOptions::resolved() const {
+std::string format_options(const std::map<std::string, std::string>& options) {
   std::ostringstream s;
   bool first = true;
-  for (const auto& [k, v] : resolved_) {
+  for (const auto& [k, v] : options) {
     s << (first ? "" : " ") << k << "=" << v;
     first = false;
   }

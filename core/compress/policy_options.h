@@ -16,6 +16,10 @@
 
 namespace ripplekv {
 
+// "key=value key=value ...", in key order: how a method's options in force are written in
+// logs and descriptions.
+std::string format_options(const std::map<std::string, std::string>& options);
+
 class PolicyOptions {
  public:
   explicit PolicyOptions(std::map<std::string, std::string> values) : values_(std::move(values)) {}
@@ -45,7 +49,7 @@ class PolicyOptions {
   // Throws std::invalid_argument naming unread keys and listing the keys the policies read.
   void check_all_used(const std::string& method) const;
   // "key=value ..." of every key read, with the values in force (defaults included).
-  std::string resolved() const;
+  std::string resolved() const { return format_options(resolved_); }
   const std::map<std::string, std::string>& resolved_map() const { return resolved_; }
 
  private:

@@ -10,11 +10,15 @@
 namespace ripplekv::experiments {
 namespace {
 
-void check(const std::vector<std::vector<double>>& groups, const BootstrapOptions& o) {
+void check_groups(const std::vector<std::vector<double>>& groups) {
   if (groups.empty()) throw std::invalid_argument("bootstrap: no tasks to resample");
   for (std::size_t t = 0; t < groups.size(); ++t) {
     if (groups[t].empty()) throw std::invalid_argument(fmt::format("bootstrap: task {} has no samples", t));
   }
+}
+
+void check(const std::vector<std::vector<double>>& groups, const BootstrapOptions& o) {
+  check_groups(groups);
   if (o.resamples < 10) throw std::invalid_argument(fmt::format("bootstrap: {} resamples; use at least 10", o.resamples));
   if (!(o.level > 0 && o.level < 1)) throw std::invalid_argument(fmt::format("bootstrap: level {} is not in (0, 1)", o.level));
 }
@@ -71,6 +75,11 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   const auto below = static_cast<std::size_t>(std::floor(pos));
   const std::size_t above = std::min(below + 1, sorted.size() - 1);
   return sorted[below] + (sorted[above] - sorted[below]) * (pos - static_cast<double>(below));
+}
+
+double mean_of_task_means(const std::vector<std::vector<double>>& groups) {
+  check_groups(groups);
+  return statistic(groups, identity_indices(groups));
 }
 
 Interval bootstrap_mean_interval(const std::vector<std::vector<double>>& groups, const BootstrapOptions& o) {

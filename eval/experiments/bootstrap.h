@@ -23,8 +23,12 @@ struct Interval {
   bool contains_zero() const { return lo <= 0 && 0 <= hi; }
 };
 
-// groups[t] = the per-sample scores of task t; the statistic is the mean over tasks of the
-// task means. Throws std::invalid_argument for no groups, an empty group or bad options.
+// The statistic the intervals below are of: the mean over tasks of the task means, groups[t]
+// holding the per-sample scores of task t. Throws std::invalid_argument for no groups or an
+// empty group.
+double mean_of_task_means(const std::vector<std::vector<double>>& groups);
+
+// groups[t] = the per-sample scores of task t; the statistic is mean_of_task_means. Throws std::invalid_argument for no groups, an empty group or bad options.
 Interval bootstrap_mean_interval(const std::vector<std::vector<double>>& groups, const BootstrapOptions& options = {});
 
 // The statistic of a minus that of b, with a[t][i] and b[t][i] scored on the same sample.

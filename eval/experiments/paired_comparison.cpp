@@ -98,12 +98,12 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
           return;
         }
         const auto a = *groups(*mine[i]);
-        const auto d = bootstrap_paired_difference(a, *b, options);
         if (!resamplable(a)) {  // a task with one sample: every resample is the data itself
           row.labels[verdict_label] = "no interval (a task has 1 sample)";
-          row.values.insert(row.values.end(), {d.estimate, std::nullopt, std::nullopt});
+          row.values.insert(row.values.end(), {mean_of_task_means(a) - mean_of_task_means(*b), std::nullopt, std::nullopt});
           return;
         }
+        const auto d = bootstrap_paired_difference(a, *b, options);
         row.values.insert(row.values.end(), {d.estimate, d.lo, d.hi});
         const bool above = d.lo > 0;
         row.labels[verdict_label] = d.contains_zero() ? "tie" : (above == metric.higher_is_better ? "win" : "loss");

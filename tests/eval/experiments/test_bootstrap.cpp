@@ -36,6 +36,11 @@ TEST_CASE("Bootstrap intervals match SciPy's percentile bootstrap within Monte-C
     // (one standard error); discrete scores (0 / 100) move it in steps of up to 8%.
     const double tol = 0.1 * (hi - lo);
     CHECK(got.estimate == Approx(c.at("estimate").get<double>()).margin(1e-9));
+    if (c.at("kind") == "mean") {  // the estimate is the statistic on the data, computed without resampling
+      std::vector<std::vector<double>> groups;
+      for (const auto& g : c.at("groups")) groups.push_back(doubles(g));
+      CHECK(mean_of_task_means(groups) == Approx(c.at("estimate").get<double>()).margin(1e-9));
+    }
     CHECK(got.lo == Approx(lo).margin(tol));
     CHECK(got.hi == Approx(hi).margin(tol));
     CHECK(got.lo <= got.estimate);
@@ -82,6 +87,9 @@ TEST_CASE("Bootstrap: degenerate data, ties, reproducibility and bad input", "[e
   // Bad input names the problem.
   CHECK_THROWS_WITH(bootstrap_mean_interval({}), Contains("no tasks"));
   CHECK_THROWS_WITH(bootstrap_mean_interval({{1.0}, {}}), Contains("task 1 has no samples"));
+  CHECK(mean_of_task_means({{50, 50, 50}, {10, 20}}) == 32.5);  // tasks weigh equally, not samples
+  CHECK_THROWS_WITH(mean_of_task_means({}), Contains("no tasks"));
+  CHECK_THROWS_WITH(mean_of_task_means({{1.0}, {}}), Contains("task 1 has no samples"));
   CHECK_THROWS_WITH(bootstrap_paired_difference({{1, 2}}, {{1, 2, 3}}), Contains("same samples"));
   BootstrapOptions bad;
   bad.level = 1.5;
