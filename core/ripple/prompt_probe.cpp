@@ -28,6 +28,9 @@ at::Tensor probe_prompt_sensitivity(const CausalLM& model, const KVCache& cache,
                                               l));
     }
   }
+  if (o.draws < 1) {
+    throw std::invalid_argument(fmt::format("prompt probe: draws={} (noise draws per layer) must be >= 1", o.draws));
+  }
   if (w < 1) throw std::invalid_argument("prompt probe: the replayed window is empty (kl_positions= must be >= 1)");
   if (w >= n) {
     throw std::invalid_argument(fmt::format("prompt probe: replaying the last {} tokens needs a prompt longer than {} "
@@ -58,12 +61,18 @@ at::Tensor probe_prompt_sensitivity(const CausalLM& model, const KVCache& cache,
   }
   std::vector<at::Tensor> kl(static_cast<size_t>(L));
   for (int64_t l = 0; l < L; ++l) {
-    for (int64_t j = l; j < L; ++j) probe.truncate(j, context);
-    probe.truncate(l, 0);
-    probe.append(l, keys[l], perturb_values(values[l], o.noise, {noise_seed(o.seed, 0, l, 0)}, context), 0);
-    auto out = model.run_layers(inputs[l], context, l, L, probe, nullptr, Phase::Prefill);
-    kl[l] = kl_divergence(clean, model.logits(out, nullptr, Phase::Prefill, LogitsFor::AllTokens), o.direction)
-                .reshape({w});
+    std::vector<at::Tensor> per_draw;
+    for (int64_t d = 0; d < o.draws; ++d) {
+      for (int64_t j = l; j < L; ++j) probe.truncate(j, context);
+      probe.truncate(l, 0);
+      probe.append(l, keys[l],
+                   perturb_values(values[l], o.noise, {noise_seed(o.seed, 0, l, static_cast<uint64_t>(d))}, context), 0);
+      auto out = model.run_layers(inputs[l], context, l, L, probe, nullptr, Phase::Prefill);
+      per_draw.push_back(
+          kl_divergence(clean, model.logits(out, nullptr, Phase::Prefill, LogitsFor::AllTokens), o.direction)
+              .reshape({w}));
+    }
+    kl[l] = at::cat(per_draw);
     inputs[l] = at::Tensor();  // layer l stays perturbed: later replays start above it
   }
   auto all = at::stack(kl).to(at::kDouble).cpu().contiguous();  // one host sync

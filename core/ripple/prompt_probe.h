@@ -13,6 +13,8 @@
 // attending to all the prompt's keys; one copy of the prompt's cache (its memory again); and
 // L x kv_heads x context x head_dim Gaussian draws on the CPU (the noise is seeded there, so
 // CPU and CUDA runs see the same). SmolLM2, 3,766 tokens, 1 thread: 10 s, half the prefill.
+// D noise draws per layer repeat the L perturbed replays and draws D times (the clean replay
+// is shared): an average over draws has less of the noise's own variance.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -28,11 +30,12 @@ namespace ripplekv {
 
 struct PromptProbeOptions {
   NoiseSpec noise;          // `positions` is not read: the context is always the perturbed part
-  uint64_t seed = 0;        // noise stream of layer l: noise_seed(seed, 0, l, 0)
+  uint64_t seed = 0;        // noise stream of layer l, draw d: noise_seed(seed, 0, l, d)
+  int64_t draws = 1;        // D noise draws per layer, each replayed and measured
   KlDirection direction = KlDirection::Forward;
 };
 
-// KL per layer and window position, [L, W] float64. `cache` holds the whole prompt in every
+// KL per layer, draw and window position, [L, D x W] float64 (draw d at columns d W .. d W + W - 1). `cache` holds the whole prompt in every
 // layer (nothing evicted); `window_input` [1, W, hidden] is the layer-0 input of its last W
 // tokens (W < prompt length). The cache is only read.
 at::Tensor probe_prompt_sensitivity(const CausalLM& model, const KVCache& cache, const at::Tensor& window_input,

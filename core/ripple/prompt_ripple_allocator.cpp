@@ -2,8 +2,9 @@
 // after its prefill (prompt_probe.h), instead of a profile of calibration text, mapped to
 // budgets by the same exponential budget mapper as `ripple`.
 //   ratio=2, normalize=minmax | rank        the mapping (budget_mapper.h)
-//   score=mean | p50 | p90 | max            statistic of the KL over the K replayed positions
+//   score=mean | p50 | p90 | max            statistic of the KL over the K replayed positions x D draws
 //   kl_positions=32                         K: the prompt's last K tokens are replayed
+//   draws=1                                 D noise draws per layer (cost: D x the perturbed replays)
 //   eps=0.1, noise=layer_mean, direction=forward, seed=0   the perturbation (perturbation.h)
 // Sessions of one prefill with the same options (other budgets) share one probe.
 #include <fmt/format.h>
@@ -30,10 +31,12 @@ class PromptRippleAllocator final : public LayerBudgetAllocator {
     probe_.noise.eps = o.get_double("eps");
     probe_.noise.mode = parse_noise_mode(o.get_string("noise"));
     probe_.direction = parse_kl_direction(o.get_string("direction"));
+    probe_.draws = o.get_int("draws");
     const int64_t seed = o.get_int("seed");
     if (!(map_.ratio >= 1.0)) {
       throw std::invalid_argument(fmt::format("ripple_prompt: ratio={} must be >= 1 (1 = uniform budgets)", map_.ratio));
     }
+    if (probe_.draws < 1) throw std::invalid_argument(fmt::format("ripple_prompt: draws={} must be >= 1", probe_.draws));
     if (window_ < 1) throw std::invalid_argument(fmt::format("ripple_prompt: kl_positions={} must be >= 1", window_));
     if (!(probe_.noise.eps > 0) || !std::isfinite(probe_.noise.eps)) {
       throw std::invalid_argument(fmt::format("ripple_prompt: eps={} must be a positive number (e.g. 0.1)",
@@ -49,7 +52,7 @@ class PromptRippleAllocator final : public LayerBudgetAllocator {
     return n;
   }
   std::vector<double> probe(const PromptProbe& p) const override {
-    const auto kl = probe_prompt_sensitivity(p.model, p.cache, p.window_input, probe_);  // [L, K]
+    const auto kl = probe_prompt_sensitivity(p.model, p.cache, p.window_input, probe_);  // [L, D x K]
     std::vector<double> out;
     for (int64_t l = 0; l < kl.size(0); ++l) {
       const double* row = kl[l].data_ptr<double>();

@@ -38,7 +38,9 @@ const std::vector<OptionSpec>& ripple_prompt_option_specs() {
       if (s.name == "kl_positions") {
         s.help = "the prompt's last K tokens are replayed and their KL measured (K <= the selector's window keeps them)";
       } else if (s.name == "score") {
-        s.help = "which statistic of the KL over the K replayed positions is the sensitivity";
+        s.help = "which statistic of the KL over the K replayed positions (and the draws) is the sensitivity";
+      } else if (s.name == "draws") {
+        s.help = "noise draws per layer, each replayed: their KLs are pooled (cost: draws x the perturbed replays)";
       } else if (s.name == "ratio" || s.name == "normalize" || s.name == "eps" || s.name == "noise" ||
                  s.name == "direction" || s.name == "seed") {
         const std::string prefix = "on the fly: ";
