@@ -113,12 +113,12 @@ FinishedRun finish_run_dir(const fs::path& out_dir, const std::vector<TaskSample
                                            "holds one way of sharding: move the others away",
                                            out_dir.string(), name, counts.size()));
     }
-    if (fs::exists(merged)) {
+    const int n = counts.front();
+    if (fs::exists(merged) && !earlier_merge_of_shards(out_dir, name, n)) {
       throw std::runtime_error(fmt::format("{}: a partial unsharded predictions file next to shard files; remove one "
                                            "of the two kinds",
                                            merged.string()));
     }
-    const int n = counts.front();
     std::vector<std::string> waiting;
     for (int i = 0; i < n; ++i) {
       const Shard shard{i, n};

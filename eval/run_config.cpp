@@ -104,6 +104,53 @@ std::pair<nlohmann::json, nlohmann::json> comparable_runs(const nlohmann::json& 
   return {a, b};
 }
 
+// The task of a "data.<task>.samples" key (a LongBench run's sample count of one task), or "".
+std::string sample_count_task(const std::string& key) {
+  const auto first_dot = key.find('.');
+  const auto last_dot = key.rfind('.');
+  if (key.rfind("data.", 0) != 0 || last_dot == first_dot || key.substr(last_dot) != ".samples") return "";
+  return key.substr(first_dot + 1, last_dot - first_dot - 1);
+}
+
+// Whether every differing key is a sample count ("max_samples", "data.<task>.samples"), and
+// how the counts move: +1 some grow and none shrinks, -1 some shrink, 0 none moves.
+std::pair<bool, int> sample_count_change(const nlohmann::json& existing, const nlohmann::json& wanted,
+                                         const std::vector<std::string>& diff) {
+  int change = 0;
+  for (const auto& key : diff) {
+    if (key == "max_samples") continue;
+    const auto task = sample_count_task(key);
+    if (task.empty()) return {false, 0};
+    const auto& a = existing.at("data").at(task).at("samples");
+    const auto& b = wanted.at("data").at(task).at("samples");
+    if (!a.is_number_integer() || !b.is_number_integer()) return {false, 0};
+    if (b.get<int64_t>() < a.get<int64_t>()) change = -1;
+    if (b.get<int64_t>() > a.get<int64_t>() && change == 0) change = 1;
+  }
+  return {true, change};
+}
+
+// Writes config.json through a temporary file: `replace` renames it over the one there; else it
+// is hard-linked into place, which fails (false) if config.json appeared meanwhile (another
+// shard of the same folder starting at the same moment).
+bool write_config(const fs::path& path, const nlohmann::ordered_json& doc, bool replace) {
+  const auto tmp = fs::path(path.string() + fmt::format(".tmp-{}", ::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", tmp.string()));
+  }
+  if (replace) {
+    fs::rename(tmp, path);
+    return true;
+  }
+  std::error_code ec;
+  fs::create_hard_link(tmp, path, ec);
+  fs::remove(tmp);
+  if (ec && !fs::exists(path)) throw std::runtime_error(fmt::format("{}: cannot write: {}", path.string(), ec.message()));
+  return !ec;
+}
+
 }  // namespace
 
 std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
@@ -119,12 +166,24 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
   const nlohmann::json wanted_run = nlohmann::json::parse(run.dump());
   const nlohmann::json wanted_info =
       nlohmann::json::parse(info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  auto document = [&] {
+    nlohmann::ordered_json doc;
+    doc[marker] = kConfigVersion;
+    doc["run"] = run;
+    doc["info"] = info;
+    return doc;
+  };
   auto check_existing = [&] {
     const auto existing_config = read_config_file(path);
     const auto existing_info = existing_config.value("info", nlohmann::json::object());
     const auto [existing, wanted] = comparable_runs(existing_config.at("run"), existing_info, wanted_run, wanted_info);
     const auto diff = differing_keys(existing, wanted);
     if (diff.empty()) return RunDirState::kMatches;
+    const auto [counts_only, change] = sample_count_change(existing, wanted, diff);
+    if (counts_only && change >= 0) {  // more samples, or a larger --max-samples that takes no more
+      write_config(path, document(), true);
+      return change > 0 ? RunDirState::kExtended : RunDirState::kMatches;
+    }
     std::string lines;
     for (const auto& key : diff) {
       lines += fmt::format("\n  {}: {} there, {} now", key, value_text(existing, key), value_text(wanted, key));
@@ -135,34 +194,18 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
         std::any_of(diff.begin(), diff.end(), [](const std::string& k) { return k.rfind("method.options", 0) == 0; });
     throw std::runtime_error(fmt::format(
         "{}: this folder holds the predictions of a different run; results of different configurations are never "
-        "mixed:{}\n{}use another --out, or delete the folder to start over",
+        "mixed:{}\n{}{}use another --out, or delete the folder to start over",
         path.string(), lines,
+        counts_only && change < 0 ? "(a run may take more samples of the same data than the folder holds, never "
+                                    "fewer: give --max-samples as large as the folder's, or larger)\n"
+                                  : "",
         defaults_differ ? "(method options are compared as in force, defaults included: if the folder was made under "
                           "another default, a single-method run resumes it by giving the folder's value, e.g. "
                           "--method-opt ratio=2; a --methods grid names its folders from the method text, so it "
                           "needs the ripplekv that made the folder)\n"
                         : ""));
   };
-  if (fs::exists(path)) return check_existing();
-  nlohmann::ordered_json doc;
-  doc[marker] = kConfigVersion;
-  doc["run"] = run;
-  doc["info"] = info;
-  const auto tmp = fs::path(path.string() + fmt::format(".tmp-{}", ::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write", tmp.string()));
-  }
-  // A hard link fails if config.json appeared meanwhile (another shard of the same folder
-  // starting at the same moment); then that one is checked like any existing config.
-  std::error_code ec;
-  fs::create_hard_link(tmp, path, ec);
-  fs::remove(tmp);
-  if (ec) {
-    if (fs::exists(path)) return check_existing();
-    throw std::runtime_error(fmt::format("{}: cannot write: {}", path.string(), ec.message()));
-  }
+  if (fs::exists(path) || !write_config(path, document(), false)) return check_existing();
   return RunDirState::kCreated;
 }
 

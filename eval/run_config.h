@@ -27,12 +27,17 @@ namespace ripplekv::eval {
 inline constexpr char kMethodOptionsKey[] = "method_options";
 
 enum class RunDirState {
-  kCreated,  // config.json written now
-  kMatches,  // config.json was there with the same "run"
+  kCreated,   // config.json written now
+  kMatches,   // config.json was there with the same "run"
+  kExtended,  // config.json was there with fewer samples of the same data: rewritten with the new counts
 };
 
 // Creates `dir` if needed and writes config.json, or checks the one there. Throws
-// std::runtime_error listing the differing keys (or naming a damaged config.json). `marker` is
+// std::runtime_error listing the differing keys (or naming a damaged config.json). A LongBench
+// run that differs only in taking more samples of the same files ("max_samples" and
+// "data.<task>.samples", no count smaller) extends the folder: the first N samples of a file
+// are the first N of any larger cut, so the finished predictions stay and the rest are added.
+// (A larger "max_samples" that takes no more of any file rewrites it and matches.) `marker` is
 // the key that says what kind of folder it is (`ripplekv table` collects LongBench-format runs
 // by the default one; a fidelity variant's record folder has its own).
 RunDirState claim_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,

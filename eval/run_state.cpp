@@ -280,6 +280,24 @@ fs::path merge_shards(const fs::path& out_dir, const std::string& task, int shar
   return target;
 }
 
+bool earlier_merge_of_shards(const fs::path& out_dir, const std::string& task, int shard_count) {
+  const auto merged = prediction_path(out_dir, task, Shard{});
+  const auto file = parse_prediction_text(merged, read_all(merged));
+  if (file.dropped) return false;
+  std::unordered_map<std::string, std::string> shard_line;
+  for (int i = 0; i < shard_count; ++i) {
+    const auto path = prediction_path(out_dir, task, Shard{i, shard_count});
+    if (!fs::exists(path)) continue;
+    const auto part = parse_prediction_text(path, read_all(path));
+    for (std::size_t l = 0; l < part.ids.size(); ++l) shard_line.emplace(part.ids[l], part.lines[l]);
+  }
+  for (std::size_t l = 0; l < file.ids.size(); ++l) {
+    const auto it = shard_line.find(file.ids[l]);
+    if (it == shard_line.end() || it->second != file.lines[l]) return false;
+  }
+  return true;
+}
+
 std::vector<int> shard_counts_present(const fs::path& out_dir, const std::string& task) {
   std::set<int> counts;
   const auto dir = out_dir / "shards";

@@ -104,6 +104,11 @@ std::filesystem::path merge_shards(const std::filesystem::path& out_dir, const s
 bool complete_or_merge(const std::filesystem::path& out_dir, const std::string& task,
                        const std::vector<std::string>& expected_ids);
 
+// Whether <out_dir>/<task>.jsonl holds only lines that the task's shard files of count
+// `shard_count` hold too, byte for byte: an earlier merge of them (a folder extended to more
+// samples since), which the next merge may replace.
+bool earlier_merge_of_shards(const std::filesystem::path& out_dir, const std::string& task, int shard_count);
+
 // The shard counts n of the shards/<task>.shard-*-of-n.jsonl files present for `task`.
 std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, const std::string& task);
 

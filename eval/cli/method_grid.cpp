@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iostream>
 #include <limits>
 
 #include "core/compress/method_presets.h"
@@ -128,7 +129,10 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     if (!p.method->notes().empty()) info["notes"] = p.method->notes();
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
-    eval::claim_run_dir(p.dir, run, info);
+    if (eval::claim_run_dir(p.dir, run, info) == eval::RunDirState::kExtended) {
+      std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",
+                               p.dir.string());
+    }
     out.variants.push_back({p.method->describe(), p.dir, p.method.get()});
   }
   return out;

@@ -143,6 +143,30 @@ TEST_CASE("longbench shards: each shard writes its samples, the last one merges 
 
   r = run_ripplekv("longbench-merge --out " + out.string());
   CHECK(r.status == 0);
+
+  // More samples of the same data extend both folders, sharded and not: the finished
+  // predictions stay, the new ones are added, and the two still agree byte for byte.
+  const auto merged_before = read_text(out / "trec.jsonl");
+  const std::string more = "longbench " + stories_args() + " --data " + mini() + " --tasks trec --max-samples 5";
+  for (const char* shard : {" --shard 0/2", " --shard 1/2"}) {
+    r = run_ripplekv(more + shard + " --out " + out.string());
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // The first shard extends the folder; the second finds it extended.
+    CHECK((r.output.find("extended to more samples") != std::string::npos) == (shard[9] == '0'));
+  }
+  CHECK(count_lines(out / "shards" / "trec.shard-0-of-2.jsonl") == 3);
+  CHECK(count_lines(out / "trec.jsonl") == 5);
+  CHECK(read_text(out / "trec.jsonl").rfind(merged_before, 0) == 0);  // the first 3 lines unchanged
+  r = run_ripplekv(more + " --out " + whole.string());
+  REQUIRE(r.status == 0);
+  CHECK(read_text(out / "trec.jsonl") == read_text(whole / "trec.jsonl"));
+  CHECK(read_text(out / "result.json") == read_text(whole / "result.json"));
+  CHECK(nlohmann::json::parse(read_text(whole / "config.json")).at("run").at("max_samples") == 5);
+  // Fewer than the folder holds is refused.
+  r = run_ripplekv(common + " --out " + whole.string());
+  CHECK(r.status != 0);
+  CHECK(r.output.find("never fewer") != std::string::npos);
   fs::remove_all(out);
   fs::remove_all(whole);
 }

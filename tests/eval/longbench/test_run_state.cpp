@@ -220,6 +220,27 @@ TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][ru
   CHECK(fs::exists(dir / "result.json"));
   CHECK(fs::exists(dir / "results.md"));
   CHECK(nlohmann::json::parse(test::read_text(dir / "result.json")).at("hotpotqa").get<double>() == 66.67);
+
+  // Extended to 4 samples: the merge of 3 is an earlier merge, replaced once the shards are done.
+  t.samples = make_samples(4);
+  const std::vector<TaskSamples> more{t};
+  CHECK(earlier_merge_of_shards(dir, "hotpotqa", 2));
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{1, 2}));
+    f.append(t.samples[3], "ans3");
+  }
+  r = finish_run_dir(dir, more, {});
+  REQUIRE(r.complete);
+  CHECK(r.results[0].sample_scores == std::vector<double>{1.0, 1.0, 0.0, 1.0});
+  // An unsharded file with a prediction the shard files do not hold is not a merge of them.
+  t.samples = make_samples(5);
+  {
+    std::ofstream f(prediction_path(dir, "hotpotqa", Shard{}), std::ios::app);
+    f << prediction_line(t.samples[4], "from elsewhere") << "\n";
+  }
+  CHECK_FALSE(earlier_merge_of_shards(dir, "hotpotqa", 2));
+  t.samples = make_samples(6);  // and it is partial: 5 of 6
+  CHECK_THROWS_WITH(finish_run_dir(dir, {t}, {}), Catch::Contains("partial unsharded"));
 }
 
 TEST_CASE("config.json: written once, matched on rerun, a different run is an error naming the keys", "[eval][run]") {
@@ -242,6 +263,41 @@ TEST_CASE("config.json: written once, matched on rerun, a different run is an er
   }
   CHECK(read_run_config(dir).at("prompt").at("max_input_tokens") == 3500);  // untouched
   CHECK_THROWS_WITH(read_run_config(dir / "nope"), Catch::Contains("config.json"));
+}
+
+TEST_CASE("config.json: more samples of the same data extend the folder - fewer or other data are refused",
+          "[eval][run]") {
+  const auto dir = test::scratch_dir("run_config_extend");
+  auto run_with = [](int64_t max_samples, int64_t qasper, int64_t trec, const std::string& trec_file = "/d/trec.jsonl") {
+    return nlohmann::ordered_json{{"model", "/m"},
+                                  {"data",
+                                   {{"qasper", {{"file", "/d/qasper.jsonl"}, {"samples", qasper}}},
+                                    {"trec", {{"file", trec_file}, {"samples", trec}}}}},
+                                  {"max_samples", max_samples}};
+  };
+  CHECK(claim_run_dir(dir, run_with(4, 4, 4), {{"note", "first"}}) == RunDirState::kCreated);
+  // 8 asked, and trec has only 6: both counts grow, the config now says so.
+  CHECK(claim_run_dir(dir, run_with(8, 8, 6), {{"note", "more"}}) == RunDirState::kExtended);
+  CHECK(read_run_config(dir).at("max_samples") == 8);
+  CHECK(read_run_config(dir).at("data").at("trec").at("samples") == 6);
+  CHECK(claim_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kMatches);
+  // A larger --max-samples that takes no more of any file: the same predictions, it matches.
+  CHECK(claim_run_dir(dir, run_with(9, 8, 6), {}) == RunDirState::kMatches);
+  CHECK(read_run_config(dir).at("max_samples") == 9);
+  // Fewer samples than the folder holds: refused, with the fix.
+  try {
+    claim_run_dir(dir, run_with(4, 4, 4), {});
+    FAIL("expected an error");
+  } catch (const std::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("data.qasper.samples: 8 there, 4 now") && Catch::Contains("max_samples: 9 there, 4 now") &&
+                             Catch::Contains("never fewer: give --max-samples as large as the folder's"));
+  }
+  // One count grows while another shrinks: refused.
+  CHECK_THROWS_WITH(claim_run_dir(dir, run_with(9, 9, 5), {}), Catch::Contains("data.trec.samples: 6 there, 5 now"));
+  // More samples of another file: refused, the counts alone do not make it the same data.
+  CHECK_THROWS_WITH(claim_run_dir(dir, run_with(10, 10, 10, "/other/trec.jsonl"), {}),
+                    Catch::Contains("data.trec.file"));
+  CHECK(read_run_config(dir).at("max_samples") == 9);  // untouched by the refusals
 }
 
 TEST_CASE("config.json: method options are compared as in force when both configs record them", "[eval][run]") {
