@@ -235,6 +235,10 @@ std::string results_csv(const std::vector<RunScores>& runs) {
   return out;
 }
 
+void remove_score_files(const std::filesystem::path& out_dir) {
+  for (const char* name : kScoreFiles) std::filesystem::remove(out_dir / name);
+}
+
 std::vector<std::filesystem::path> write_score_files(const std::filesystem::path& out_dir,
                                                      const RunScores& run, bool longbench_e) {
   std::filesystem::create_directories(out_dir);

@@ -66,8 +66,16 @@ std::string results_markdown(const std::vector<RunScores>& runs);
 std::string results_csv(const std::vector<RunScores>& runs);
 std::optional<double> average_score(const std::vector<TaskResult>& results);
 
-// Writes result.json, list_result.json (plain mode only), results.md and results.csv
-// into `out_dir` (created if needed). Returns the paths written.
+// The files write_score_files may write, in that order.
+inline constexpr const char* kScoreFiles[] = {"result.json", "list_result.json", "sample_scores.json", "results.md",
+                                              "results.csv"};
+
+// Removes those of kScoreFiles that are in `out_dir`: scores of a sample set the folder no
+// longer stands for (it was extended to more samples).
+void remove_score_files(const std::filesystem::path& out_dir);
+
+// Writes result.json, list_result.json and sample_scores.json (plain mode only), results.md and
+// results.csv into `out_dir` (created if needed). Returns the paths written.
 std::vector<std::filesystem::path> write_score_files(const std::filesystem::path& out_dir,
                                                      const RunScores& run, bool longbench_e);
 

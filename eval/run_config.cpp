@@ -112,22 +112,44 @@ std::string sample_count_task(const std::string& key) {
   return key.substr(first_dot + 1, last_dot - first_dot - 1);
 }
 
-// Whether every differing key is a sample count ("max_samples", "data.<task>.samples"), and
-// how the counts move: +1 some grow and none shrinks, -1 some shrink, 0 none moves.
-std::pair<bool, int> sample_count_change(const nlohmann::json& existing, const nlohmann::json& wanted,
-                                         const std::vector<std::string>& diff) {
-  int change = 0;
+// How a run that differs from a folder's only in sample counts ("max_samples",
+// "data.<task>.samples") relates to it.
+enum class CountChange {
+  kNotCounts,    // another key differs too
+  kSameSamples,  // only max_samples differs, and no task's count moves: the same predictions
+  kMore,         // a larger cap takes more of files the folder's cap had cut: an extension
+  kFewer,        // a smaller cap than the folder's
+  kDataChanged,  // a count moved without the cap explaining it: the file changed
+};
+
+CountChange count_change(const nlohmann::json& existing, const nlohmann::json& wanted, const std::vector<std::string>& diff) {
+  std::vector<std::string> moved;
   for (const auto& key : diff) {
     if (key == "max_samples") continue;
     const auto task = sample_count_task(key);
-    if (task.empty()) return {false, 0};
-    const auto& a = existing.at("data").at(task).at("samples");
-    const auto& b = wanted.at("data").at(task).at("samples");
-    if (!a.is_number_integer() || !b.is_number_integer()) return {false, 0};
-    if (b.get<int64_t>() < a.get<int64_t>()) change = -1;
-    if (b.get<int64_t>() > a.get<int64_t>() && change == 0) change = 1;
+    if (task.empty()) return CountChange::kNotCounts;
+    moved.push_back(task);
   }
-  return {true, change};
+  if (moved.empty()) return CountChange::kSameSamples;
+  const auto cap_of = [](const nlohmann::json& run) {
+    const auto& m = run.value("max_samples", nlohmann::json());
+    return m.is_number_integer() ? m.get<int64_t>() : int64_t{-1};
+  };
+  const int64_t old_cap = cap_of(existing), new_cap = cap_of(wanted);
+  if (old_cap < 0 || new_cap < 0) return CountChange::kDataChanged;
+  const bool cap_grew = old_cap > 0 && (new_cap == 0 || new_cap > old_cap);
+  const bool cap_shrank = new_cap > 0 && (old_cap == 0 || new_cap < old_cap);
+  for (const auto& task : moved) {
+    const auto& a = existing.at("data").at(task).value("samples", nlohmann::json());
+    const auto& b = wanted.at("data").at(task).value("samples", nlohmann::json());
+    if (!a.is_number_integer() || !b.is_number_integer()) return CountChange::kDataChanged;
+    const int64_t before = a.get<int64_t>(), now = b.get<int64_t>();
+    // More samples only where the old cap cut the file; fewer only under a smaller cap.
+    const bool more = now > before && cap_grew && before == old_cap;
+    const bool fewer = now < before && cap_shrank && now == new_cap;
+    if (!more && !fewer) return CountChange::kDataChanged;
+  }
+  return cap_grew ? CountChange::kMore : CountChange::kFewer;
 }
 
 // Writes config.json through a temporary file: `replace` renames it over the one there; else it
@@ -159,9 +181,12 @@ std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann:
   return out;
 }
 
-RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
-                          const char* marker) {
-  fs::create_directories(dir);
+namespace {
+
+// The state of `dir` for this run, checking an existing config.json (a refusal throws); with
+// `apply`, config.json is written (created, or rewritten for an extension).
+RunDirState examine_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
+                            const char* marker, bool apply) {
   const auto path = dir / "config.json";
   const nlohmann::json wanted_run = nlohmann::json::parse(run.dump());
   const nlohmann::json wanted_info =
@@ -179,10 +204,11 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
     const auto [existing, wanted] = comparable_runs(existing_config.at("run"), existing_info, wanted_run, wanted_info);
     const auto diff = differing_keys(existing, wanted);
     if (diff.empty()) return RunDirState::kMatches;
-    const auto [counts_only, change] = sample_count_change(existing, wanted, diff);
-    if (counts_only && change >= 0) {  // more samples, or a larger --max-samples that takes no more
-      write_config(path, document(), true);
-      return change > 0 ? RunDirState::kExtended : RunDirState::kMatches;
+    const auto change = count_change(existing, wanted, diff);
+    if (change == CountChange::kSameSamples) return RunDirState::kMatches;
+    if (change == CountChange::kMore) {
+      if (apply) write_config(path, document(), true);
+      return RunDirState::kExtended;
     }
     std::string lines;
     for (const auto& key : diff) {
@@ -192,21 +218,40 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
     const bool defaults_differ =
         in_force_of(existing_info) && in_force_of(wanted_info) &&
         std::any_of(diff.begin(), diff.end(), [](const std::string& k) { return k.rfind("method.options", 0) == 0; });
+    std::string hint;
+    if (change == CountChange::kFewer) {
+      hint = "(a run may take more samples of the same data than the folder holds, never fewer: give --max-samples "
+             "as large as the folder's, or larger)\n";
+    } else if (change == CountChange::kDataChanged) {
+      hint = "(a task's sample count changed without --max-samples explaining it: its data file is not the one the "
+             "folder was made from)\n";
+    } else if (defaults_differ) {
+      hint = "(method options are compared as in force, defaults included: if the folder was made under another "
+             "default, a single-method run resumes it by giving the folder's value, e.g. --method-opt ratio=2; a "
+             "--methods grid names its folders from the method text, so it needs the ripplekv that made the folder)\n";
+    }
     throw std::runtime_error(fmt::format(
         "{}: this folder holds the predictions of a different run; results of different configurations are never "
-        "mixed:{}\n{}{}use another --out, or delete the folder to start over",
-        path.string(), lines,
-        counts_only && change < 0 ? "(a run may take more samples of the same data than the folder holds, never "
-                                    "fewer: give --max-samples as large as the folder's, or larger)\n"
-                                  : "",
-        defaults_differ ? "(method options are compared as in force, defaults included: if the folder was made under "
-                          "another default, a single-method run resumes it by giving the folder's value, e.g. "
-                          "--method-opt ratio=2; a --methods grid names its folders from the method text, so it "
-                          "needs the ripplekv that made the folder)\n"
-                        : ""));
+        "mixed:{}\n{}use another --out, or delete the folder to start over",
+        path.string(), lines, hint));
   };
-  if (fs::exists(path) || !write_config(path, document(), false)) return check_existing();
+  if (fs::exists(path)) return check_existing();
+  if (!apply) return RunDirState::kCreated;
+  fs::create_directories(dir);
+  if (!write_config(path, document(), false)) return check_existing();
   return RunDirState::kCreated;
+}
+
+}  // namespace
+
+RunDirState check_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
+                          const char* marker) {
+  return examine_run_dir(dir, run, info, marker, false);
+}
+
+RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
+                          const char* marker) {
+  return examine_run_dir(dir, run, info, marker, true);
 }
 
 nlohmann::json read_run_config(const fs::path& dir) {

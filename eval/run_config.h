@@ -33,14 +33,23 @@ enum class RunDirState {
 };
 
 // Creates `dir` if needed and writes config.json, or checks the one there. Throws
-// std::runtime_error listing the differing keys (or naming a damaged config.json). A LongBench
-// run that differs only in taking more samples of the same files ("max_samples" and
-// "data.<task>.samples", no count smaller) extends the folder: the first N samples of a file
-// are the first N of any larger cut, so the finished predictions stay and the rest are added.
-// (A larger "max_samples" that takes no more of any file rewrites it and matches.) `marker` is
+// std::runtime_error listing the differing keys (or naming a damaged config.json). `marker` is
 // the key that says what kind of folder it is (`ripplekv table` collects LongBench-format runs
 // by the default one; a fidelity variant's record folder has its own).
+//
+// A LongBench run whose larger --max-samples takes more of files the folder's cap had cut
+// ("max_samples" and "data.<task>.samples" differ, every moved count was the old cap and grows)
+// extends the folder: the first N samples of a file are the first N of any larger cut, so the
+// finished predictions stay and the rest are added; config.json is rewritten with the new
+// counts (kExtended; the caller removes the old scores). A cap that takes no more of any file
+// matches; a smaller cap, or a count that moved without the cap explaining it (the file
+// changed), is refused with a hint.
 RunDirState claim_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,
+                          const nlohmann::ordered_json& info, const char* marker = "ripplekv_longbench_config");
+
+// What claim_run_dir would return (kCreated: no config.json yet), throwing as it would, and
+// writing nothing: a run of many folders checks them all before it changes any.
+RunDirState check_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,
                           const nlohmann::ordered_json& info, const char* marker = "ripplekv_longbench_config");
 
 // The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.

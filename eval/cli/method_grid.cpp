@@ -12,6 +12,7 @@
 #include "core/compress/policy_catalog.h"
 #include "core/ripple/profile_runner.h"
 #include "eval/list_option.h"
+#include "eval/longbench_score.h"
 #include "eval/run_config.h"
 
 namespace ripplekv::cli {
@@ -114,6 +115,7 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
                                    const std::string& command) {
   ClaimedVariants out;
+  std::vector<std::pair<nlohmann::ordered_json, nlohmann::ordered_json>> configs;  // run, info per variant
   for (const auto& p : plan) {
     std::string command_line = "ripplekv " + command;
     for (const auto& arg : p.command_args) command_line += " " + arg;
@@ -129,7 +131,14 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     if (!p.method->notes().empty()) info["notes"] = p.method->notes();
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
-    if (eval::claim_run_dir(p.dir, run, info) == eval::RunDirState::kExtended) {
+    // Every folder is checked before any is changed: a refusal leaves none extended.
+    (void)eval::check_run_dir(p.dir, run, info);
+    configs.emplace_back(std::move(run), std::move(info));
+  }
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const auto& p = plan[i];
+    if (eval::claim_run_dir(p.dir, configs[i].first, configs[i].second) == eval::RunDirState::kExtended) {
+      eval::remove_score_files(p.dir);  // they scored the smaller sample set
       std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",
                                p.dir.string());
     }

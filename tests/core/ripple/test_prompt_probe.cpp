@@ -57,12 +57,14 @@ Prefilled prefill(const CausalLM& model, const at::Tensor& tokens, int64_t w) {
 
 TEST_CASE("Prompt probe: each layer's KL equals decoding the window against that layer's perturbed cache",
           "[core][ripple]") {
-  // In float64 the probe equals the decoded route to rounding (1e-9). In float32 each route
-  // rounds on its own (BLAS and kernels choose their summation order by CPU), and a small KL
-  // between nearly equal distributions keeps few of float32's digits: KL ~ sum p d^2 / 2 moves
-  // by about sqrt(2 KL) x the logits' error, which float32 keeps within 1e-5 (the cache test of
-  // test_hf_parity.cpp measures up to 1e-5 against float64). So there the probe is checked
-  // against the float64 probe within sqrt(2 KL) x 1e-5.
+  // In float64 the probe equals the decoded route to rounding (1e-9; the noise itself is drawn
+  // in float32 for every dtype, the same for both routes). In float32 each route rounds on its
+  // own (BLAS and kernels choose their summation order by CPU), and a small KL between nearly
+  // equal distributions keeps few of float32's digits: KL ~ sum p d^2 / 2 moves by about
+  // sqrt(2 KL) x the logits' error. These models' float32 logits stay within about 1e-5 of
+  // float64 (measured here on an AMX CPU: the probe's KL errors divided by sqrt(KL) were at most
+  // 3.6e-6; the HF fixtures' float32 logits at most 1.0e-5 off), so the float32 probe is checked
+  // against the float64 one within sqrt(2 KL) x 1e-5, plus 1e-12 for the KL's own rounding.
   struct Case {
     const char* what;
     std::string path;
@@ -106,7 +108,7 @@ TEST_CASE("Prompt probe: each layer's KL equals decoding the window against that
           for (int64_t i = 0; i < w; ++i) {
             const double truth = kl64[l][d * w + i].item<double>();
             CHECK(truth == Approx(ref64[i].item<double>()).epsilon(1e-9).margin(1e-15));
-            CHECK(std::abs(kl[l][d * w + i].item<double>() - truth) <= std::sqrt(2 * truth) * 1e-5);
+            CHECK(std::abs(kl[l][d * w + i].item<double>() - truth) <= std::sqrt(2 * truth) * 1e-5 + 1e-12);
           }
         }
         CHECK_FALSE(kl[l].narrow(0, 0, w).equal(kl[l].narrow(0, w, w)));  // two different draws

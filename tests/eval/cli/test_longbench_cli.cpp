@@ -152,8 +152,10 @@ TEST_CASE("longbench shards: each shard writes its samples, the last one merges 
     r = run_ripplekv(more + shard + " --out " + out.string());
     INFO(r.output);
     REQUIRE(r.status == 0);
-    // The first shard extends the folder; the second finds it extended.
+    // The first shard extends the folder and removes the old scores (they scored 3 samples);
+    // the second finds it extended, and the last one to finish scores all 5.
     CHECK((r.output.find("extended to more samples") != std::string::npos) == (shard[9] == '0'));
+    CHECK(fs::exists(out / "result.json") == (shard[9] == '1'));
   }
   CHECK(count_lines(out / "shards" / "trec.shard-0-of-2.jsonl") == 3);
   CHECK(count_lines(out / "trec.jsonl") == 5);

@@ -275,29 +275,43 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
                                     {"trec", {{"file", trec_file}, {"samples", trec}}}}},
                                   {"max_samples", max_samples}};
   };
+  CHECK(check_run_dir(dir, run_with(4, 4, 4), {}) == RunDirState::kCreated);  // nothing written
+  CHECK_FALSE(fs::exists(dir / "config.json"));
   CHECK(claim_run_dir(dir, run_with(4, 4, 4), {{"note", "first"}}) == RunDirState::kCreated);
-  // 8 asked, and trec has only 6: both counts grow, the config now says so.
+  // 8 asked and trec has only 6: both counts were cut at 4 and grow. A check writes nothing;
+  // the claim rewrites the config.
+  CHECK(check_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kExtended);
+  CHECK(read_run_config(dir).at("max_samples") == 4);
   CHECK(claim_run_dir(dir, run_with(8, 8, 6), {{"note", "more"}}) == RunDirState::kExtended);
   CHECK(read_run_config(dir).at("max_samples") == 8);
   CHECK(read_run_config(dir).at("data").at("trec").at("samples") == 6);
   CHECK(claim_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kMatches);
-  // A larger --max-samples that takes no more of any file: the same predictions, it matches.
+  // A cap that takes no more of any file: the same predictions, it matches (config untouched).
   CHECK(claim_run_dir(dir, run_with(9, 8, 6), {}) == RunDirState::kMatches);
-  CHECK(read_run_config(dir).at("max_samples") == 9);
-  // Fewer samples than the folder holds: refused, with the fix.
+  CHECK(read_run_config(dir).at("max_samples") == 8);
+  // A smaller cap than the folder's: refused, with the fix.
   try {
     claim_run_dir(dir, run_with(4, 4, 4), {});
     FAIL("expected an error");
   } catch (const std::runtime_error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("data.qasper.samples: 8 there, 4 now") && Catch::Contains("max_samples: 9 there, 4 now") &&
+    CHECK_THAT(e.what(), Catch::Contains("data.qasper.samples: 8 there, 4 now") &&
+                             Catch::Contains("max_samples: 8 there, 4 now") &&
                              Catch::Contains("never fewer: give --max-samples as large as the folder's"));
   }
+  // trec (6, under the cap of 8) grows under a larger cap: its file changed, not the cap.
+  CHECK_THROWS_WITH(claim_run_dir(dir, run_with(10, 10, 7), {}),
+                    Catch::Contains("data.trec.samples: 6 there, 7 now") && Catch::Contains("not the one the folder"));
   // One count grows while another shrinks: refused.
   CHECK_THROWS_WITH(claim_run_dir(dir, run_with(9, 9, 5), {}), Catch::Contains("data.trec.samples: 6 there, 5 now"));
   // More samples of another file: refused, the counts alone do not make it the same data.
   CHECK_THROWS_WITH(claim_run_dir(dir, run_with(10, 10, 10, "/other/trec.jsonl"), {}),
                     Catch::Contains("data.trec.file"));
-  CHECK(read_run_config(dir).at("max_samples") == 9);  // untouched by the refusals
+  CHECK(read_run_config(dir).at("max_samples") == 8);  // untouched by the refusals
+  // A folder that took every sample (max_samples 0) whose file has grown: the data changed.
+  const auto all = test::scratch_dir("run_config_all");
+  CHECK(claim_run_dir(all, run_with(0, 5, 5), {}) == RunDirState::kCreated);
+  CHECK_THROWS_WITH(claim_run_dir(all, run_with(0, 6, 5), {}), Catch::Contains("not the one the folder"));
+  CHECK(claim_run_dir(all, run_with(8, 5, 5), {}) == RunDirState::kMatches);  // a cap over 5 takes the same 5
 }
 
 TEST_CASE("config.json: method options are compared as in force when both configs record them", "[eval][run]") {
