@@ -5,7 +5,7 @@
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
 # layer_mean noise and its ripple runs, RULER 4k on a subset (all baselines) and on new samples,
-# RULER 8k on a subset, and the tables. Rerun to resume: a finished profile or
+# RULER 8k and 16k on subsets, LongBench on 96 samples cut to 4k tokens, and the tables. Rerun to resume: a finished profile or
 # fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -119,6 +119,21 @@ step "ruler 4k seed 43 cake" "$OUT/ruler4k_seed43/runs/cake_b1024/result.json" "
 step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 \
   --budgets 256,1024 --methods "ripple@profile=$PL,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs"
+# RippleKV measured on each prompt with 4 noise draws per layer (ripple_prompt draws=4), r = 8
+# rank, on the seed-42 4k prompts: does a less noisy per-prompt measurement close the gap to
+# CAKE? (two 1-thread shards beside other runs)
+step "ruler 4k ripple_prompt draws 4" "$OUT/ruler4k/runs/ripple_prompt@draws=4_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "ripple_prompt@draws=4,ratio=8,normalize=rank" --out "$OUT/ruler4k/runs"
+# LongBench, the 13 English MiniLongBench tasks without summarisation, at most 8 samples each
+# (96), prompts cut to 4,096 tokens (the CPU's size, not the model's 32k), budgets 256 and 1024.
+# It ran first with --max-samples 4 and was then extended to 8 (two 1-thread shards each time).
+step "longbench" "$OUT/longbench/runs/full/result.json" "$BIN" longbench --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --data ../shared/data/longbench/mini \
+  --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+  --max-samples 8 --max-input-tokens 4096 --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/longbench/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
@@ -126,4 +141,5 @@ step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
 "$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
+"$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k
