@@ -11,10 +11,9 @@ ints]}). For each variant folder given, this prints
     the shared samples of the Spearman correlation between the two allocations of a sample;
   - the mean over samples of the largest over the smallest layer budget (how unequal).
 
-    python3 scripts/results/allocation_agreement.py --reference RUNS/cake_b1024 RUNS/ripple_prompt_b1024 ...
+    .venv/bin/python scripts/results/allocation_agreement.py --reference RUNS/cake_b1024 RUNS/ripple_prompt_b1024 ...
 
-Only samples whose kept record is "compressed" count. Ties get average ranks (as SciPy's
-spearmanr).
+Only samples whose kept record is "compressed" count. Spearman is SciPy's (`.venv`).
 """
 import argparse
 import glob
@@ -24,27 +23,14 @@ import os
 import statistics
 import sys
 
-
-def ranks(values):
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return out
+from scipy.stats import spearmanr
 
 
 def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
-    return num / den if den > 0 else float("nan")
+    """SciPy's Spearman correlation (ties get average ranks); NaN for a constant allocation."""
+    if len(set(a)) < 2 or len(set(b)) < 2:
+        return float("nan")
+    return float(spearmanr(a, b).statistic)
 
 
 def allocations(folder):
