@@ -105,6 +105,13 @@ step "ruler 16k" "$OUT/ruler16k/runs/ripple@profile=${PL//\//_}_ratio=8_normaliz
   --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/ruler16k/runs"
+# RULER 16k on new prompts (seed 43): one sample of the same 6 tasks and the same methods, pooled
+# with the seed-42 ones by `scripts/results/ruler_pooled.sh qwen16k` (12 prompts).
+step "ruler 16k seed 43" "$OUT/ruler16k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 --seed 43 \
+  --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/ruler16k_seed43/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -134,6 +141,15 @@ step "longbench" "$OUT/longbench/runs/full/result.json" "$BIN" longbench --model
   --max-samples 8 --max-input-tokens 4096 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/longbench/runs"
+# LongBench summarisation (gov_report, qmsum, multi_news of MiniLongBench, 512-token answers), all
+# 6 samples of each, prompts cut to 4,096 tokens, budgets 256 and 1024: 1,630 s on 1 thread for
+# the first 4 of each (beside another run), then 892 s to extend to 6 by the same command with
+# --max-samples 6.
+step "longbench summarisation" "$OUT/longbench_summ/runs/full/result.json" "$BIN" longbench --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini --tasks gov_report,qmsum,multi_news \
+  --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/longbench_summ/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
@@ -141,5 +157,7 @@ step "longbench" "$OUT/longbench/runs/full/result.json" "$BIN" longbench --model
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
 "$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
+"$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
-BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k
+"$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
+BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k
