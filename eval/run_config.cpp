@@ -263,4 +263,18 @@ nlohmann::json read_run_config(const fs::path& dir) {
   return read_config_file(path).at("run");
 }
 
+bool extended_by_another_run(const fs::path& dir, const nlohmann::json& run) {
+  const auto there = read_run_config(dir);
+  if (!run.contains("data") || !there.contains("data")) return false;
+  for (const auto& [task, mine] : run.at("data").items()) {
+    if (!there.at("data").contains(task)) continue;
+    const auto& theirs = there.at("data").at(task);
+    if (theirs.value("file", "") == mine.value("file", "") &&
+        theirs.value("samples", int64_t{0}) > mine.value("samples", int64_t{0})) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace ripplekv::eval

@@ -55,6 +55,11 @@ RunDirState check_run_dir(const std::filesystem::path& dir, const nlohmann::orde
 // The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.
 nlohmann::json read_run_config(const std::filesystem::path& dir);
 
+// Whether another run has extended <dir> to more samples since `run` claimed it: its
+// config.json now records more samples of one of `run`'s data files. The extending run scores
+// the folder; the run that claimed fewer leaves its score files alone.
+bool extended_by_another_run(const std::filesystem::path& dir, const nlohmann::json& run);
+
 // Keys (dotted paths) whose values differ between two "run" objects, sorted.
 std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b);
 

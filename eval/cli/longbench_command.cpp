@@ -26,6 +26,7 @@
 #include "eval/model_presets.h"
 #include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
+#include "eval/run_config.h"
 #include "eval/run_state.h"
 #include "models/config/model_config.h"
 #include "models/loaders/opened_model.h"
@@ -264,6 +265,12 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   std::vector<RunScores> scored;
   std::vector<std::string> waiting;
   for (const auto& p : plan) {
+    if (eval::extended_by_another_run(p.dir, run_common)) {
+      waiting.push_back(fmt::format("{}extended to more samples by another run since this one started; that run "
+                                    "scores it",
+                                    grid ? p.dir.filename().string() + ": " : ""));
+      continue;
+    }
     const auto finished = finish_run_dir(p.dir, data, score);
     if (!finished.complete) {
       for (const auto& line : finished.incomplete) waiting.push_back(grid ? p.dir.filename().string() + ": " + line : line);

@@ -285,6 +285,9 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
   CHECK(claim_run_dir(dir, run_with(8, 8, 6), {{"note", "more"}}) == RunDirState::kExtended);
   CHECK(read_run_config(dir).at("max_samples") == 8);
   CHECK(read_run_config(dir).at("data").at("trec").at("samples") == 6);
+  // A run that claimed the 4 before this extension leaves the scores to the extending run.
+  CHECK(extended_by_another_run(dir, run_with(4, 4, 4)));
+  CHECK_FALSE(extended_by_another_run(dir, run_with(8, 8, 6)));
   CHECK(claim_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kMatches);
   // A cap that takes no more of any file: the same predictions, it matches (config untouched).
   CHECK(claim_run_dir(dir, run_with(9, 8, 6), {}) == RunDirState::kMatches);
