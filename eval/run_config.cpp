@@ -264,11 +264,17 @@ nlohmann::json read_run_config(const fs::path& dir) {
 }
 
 bool extended_by_another_run(const fs::path& dir, const nlohmann::json& run) {
+  if (!fs::exists(dir / "config.json")) return false;  // nothing claimed there: nothing extended
   const auto there = read_run_config(dir);
-  if (!run.contains("data") || !there.contains("data")) return false;
-  for (const auto& [task, mine] : run.at("data").items()) {
-    if (!there.at("data").contains(task)) continue;
-    const auto& theirs = there.at("data").at(task);
+  const auto data_of = [](const nlohmann::json& r) {
+    return r.is_object() && r.contains("data") && r.at("data").is_object() ? r.at("data") : nlohmann::json::object();
+  };
+  const auto theirs_all = data_of(there);
+  const auto mine_all = data_of(run);
+  for (const auto& [task, mine] : mine_all.items()) {
+    if (!theirs_all.contains(task) || !mine.is_object() || !theirs_all.at(task).is_object()) continue;
+    const auto& theirs = theirs_all.at(task);
+    // A different file was refused when the folder was claimed; compared for safety.
     if (theirs.value("file", "") == mine.value("file", "") &&
         theirs.value("samples", int64_t{0}) > mine.value("samples", int64_t{0})) {
       return true;

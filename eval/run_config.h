@@ -56,8 +56,9 @@ RunDirState check_run_dir(const std::filesystem::path& dir, const nlohmann::orde
 nlohmann::json read_run_config(const std::filesystem::path& dir);
 
 // Whether another run has extended <dir> to more samples since `run` claimed it: its
-// config.json now records more samples of one of `run`'s data files. The extending run scores
-// the folder; the run that claimed fewer leaves its score files alone.
+// config.json now records more samples of one of `run`'s data files (false without a
+// config.json, or for a "run" without a LongBench "data" object). The run that claimed fewer
+// keeps its predictions and writes no scores of its smaller set there.
 bool extended_by_another_run(const std::filesystem::path& dir, const nlohmann::json& run);
 
 // Keys (dotted paths) whose values differ between two "run" objects, sorted.

@@ -22,6 +22,7 @@
 #include "eval/engine/engine.h"
 #include "eval/kept_tokens_log.h"
 #include "eval/longbench_run.h"
+#include "eval/longbench_score.h"
 #include "eval/longbench_task.h"
 #include "eval/model_presets.h"
 #include "eval/progress_bar.h"
@@ -264,26 +265,38 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   score.read.skip_malformed_lines = false;
   std::vector<RunScores> scored;
   std::vector<std::string> waiting;
+  bool shards_waiting = false;
   for (const auto& p : plan) {
-    if (eval::extended_by_another_run(p.dir, run_common)) {
-      waiting.push_back(fmt::format("{}extended to more samples by another run since this one started; that run "
-                                    "scores it",
-                                    grid ? p.dir.filename().string() + ": " : ""));
+    const std::string prefix = grid ? p.dir.filename().string() + ": " : "";
+    // Another run may extend the folder to more samples while this one works (a shard of it, or
+    // a run beside a shard): this run's predictions stay, its scores of the smaller set do not.
+    // Checked again after scoring, since the extension can land in between.
+    std::optional<FinishedRun> finished;
+    if (!eval::extended_by_another_run(p.dir, run_common)) finished = finish_run_dir(p.dir, data, score);
+    if (!finished || (finished->complete && eval::extended_by_another_run(p.dir, run_common))) {
+      if (finished) eval::remove_score_files(p.dir);
+      const auto cap = eval::read_run_config(p.dir).value("max_samples", int64_t{0});
+      waiting.push_back(fmt::format("{}another run extended this folder to --max-samples {} since this one started; "
+                                    "this run's predictions are kept: rerun it with --max-samples {} to add its part "
+                                    "(the folder is scored when all of its samples are done)",
+                                    prefix, cap, cap));
       continue;
     }
-    const auto finished = finish_run_dir(p.dir, data, score);
-    if (!finished.complete) {
-      for (const auto& line : finished.incomplete) waiting.push_back(grid ? p.dir.filename().string() + ": " + line : line);
+    if (!finished->complete) {
+      shards_waiting = true;
+      for (const auto& line : finished->incomplete) waiting.push_back(prefix + line);
       continue;
     }
-    scored.push_back(RunScores{grid ? p.dir.filename().string() : run_label(out), finished.results});
-    for (const auto& f : finished.written) std::cerr << "wrote " << f.string() << "\n";
+    scored.push_back(RunScores{grid ? p.dir.filename().string() : run_label(out), finished->results});
+    for (const auto& f : finished->written) std::cerr << "wrote " << f.string() << "\n";
   }
   if (!waiting.empty()) {
     std::cerr << "not scored yet:\n";
     for (const auto& line : waiting) std::cerr << "  " << line << "\n";
-    std::cerr << fmt::format("when every shard is done, `ripplekv longbench-merge --out {}` merges and scores {}\n",
-                             grid ? "<out>/<variant>" : out.string(), grid ? "each variant folder" : "them");
+    if (shards_waiting) {
+      std::cerr << fmt::format("when every shard is done, `ripplekv longbench-merge --out {}` merges and scores {}\n",
+                               grid ? "<out>/<variant>" : out.string(), grid ? "each variant folder" : "them");
+    }
   }
   if (!scored.empty()) std::cout << results_markdown(scored);
   return 0;

@@ -278,6 +278,8 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
   CHECK(check_run_dir(dir, run_with(4, 4, 4), {}) == RunDirState::kCreated);  // nothing written
   CHECK_FALSE(fs::exists(dir / "config.json"));
   CHECK(claim_run_dir(dir, run_with(4, 4, 4), {{"note", "first"}}) == RunDirState::kCreated);
+  CHECK_FALSE(extended_by_another_run(dir, run_with(4, 4, 4)));
+  CHECK_FALSE(extended_by_another_run(dir / "no_config_here", run_with(4, 4, 4)));
   // 8 asked and trec has only 6: both counts were cut at 4 and grow. A check writes nothing;
   // the claim rewrites the config.
   CHECK(check_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kExtended);
@@ -288,6 +290,8 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
   // A run that claimed the 4 before this extension leaves the scores to the extending run.
   CHECK(extended_by_another_run(dir, run_with(4, 4, 4)));
   CHECK_FALSE(extended_by_another_run(dir, run_with(8, 8, 6)));
+  CHECK_FALSE(extended_by_another_run(dir, run_with(9, 8, 6)));  // the same samples under a larger cap
+  CHECK_FALSE(extended_by_another_run(dir, nlohmann::ordered_json{{"model", "/m"}, {"data", "ruler"}}));
   CHECK(claim_run_dir(dir, run_with(8, 8, 6), {}) == RunDirState::kMatches);
   // A cap that takes no more of any file: the same predictions, it matches (config untouched).
   CHECK(claim_run_dir(dir, run_with(9, 8, 6), {}) == RunDirState::kMatches);
