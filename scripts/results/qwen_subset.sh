@@ -105,13 +105,19 @@ step "ruler 16k" "$OUT/ruler16k/runs/ripple@profile=${PL//\//_}_ratio=8_normaliz
   --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/ruler16k/runs"
-# RULER 16k on new prompts (seed 43): one sample of the same 6 tasks and the same methods, pooled
-# with the seed-42 ones by `scripts/results/ruler_pooled.sh qwen16k` (12 prompts).
+# RULER 16k on new prompts: one sample of the same 6 tasks and the same methods from seed 43
+# (1,026 s on 1 thread beside another run), then two from seed 44; pooled with the seed-42
+# ones by `scripts/results/ruler_pooled.sh qwen16k` (24 prompts).
 step "ruler 16k seed 43" "$OUT/ruler16k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 --seed 43 \
   --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/ruler16k_seed43/runs"
+step "ruler 16k seed 44" "$OUT/ruler16k_seed44/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 \
+  --tasks niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe --budgets 256,1024 \
+  --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
+  --out "$OUT/ruler16k_seed44/runs"
 # New samples (seed 43), 3 per task (33 prompts), the layer_mean profile only: about an hour on
 # 1 thread beside another run. Then both sample sets pooled (55 prompts).
 step "ruler 4k seed 43" "$OUT/ruler4k_seed43/runs/full/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -158,6 +164,7 @@ step "longbench summarisation" "$OUT/longbench_summ/runs/full/result.json" "$BIN
 "$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
+"$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k

@@ -13,7 +13,9 @@
 #           rows cover 22 samples and the paired table does not pair them with pooled rows)
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task); H2O, StreamingLLM and
 #           SqueezeAttention ran on seed 42 only (22 samples, not paired with pooled rows)
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k ...]      (default: all six)
+#   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
+#           samples of 6 tasks, 24 in all), every method run on all three
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k ...]   (default: all seven)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +23,7 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k)
 for target in "${targets[@]}"; do
   seed44=  # a third sample set, pooled at the budgets it ran (budgets44)
   case $target in
@@ -33,7 +35,9 @@ for target in "${targets[@]}"; do
     8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
     qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
     qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k or qwen8k)" >&2; exit 2 ;;
+    qwen16k) seed42=$Q/ruler16k/runs; seed43=$Q/ruler16k_seed43/runs; seed44=$Q/ruler16k_seed44/runs
+             budgets44=" 256 1024 "; out=$Q/ruler16k_pooled ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k or qwen16k)" >&2; exit 2 ;;
   esac
   runs=()
   dirs=("$seed42"/* "$seed43"/*)
