@@ -265,22 +265,18 @@ nlohmann::json read_run_config(const fs::path& dir) {
 
 bool extended_by_another_run(const fs::path& dir, const nlohmann::json& run) {
   if (!fs::exists(dir / "config.json")) return false;  // nothing claimed there: nothing extended
-  const auto there = read_run_config(dir);
-  const auto data_of = [](const nlohmann::json& r) {
-    return r.is_object() && r.contains("data") && r.at("data").is_object() ? r.at("data") : nlohmann::json::object();
-  };
-  const auto theirs_all = data_of(there);
-  const auto mine_all = data_of(run);
-  for (const auto& [task, mine] : mine_all.items()) {
-    if (!theirs_all.contains(task) || !mine.is_object() || !theirs_all.at(task).is_object()) continue;
-    const auto& theirs = theirs_all.at(task);
-    // A different file was refused when the folder was claimed; compared for safety.
-    if (theirs.value("file", "") == mine.value("file", "") &&
-        theirs.value("samples", int64_t{0}) > mine.value("samples", int64_t{0})) {
-      return true;
+  // The sample counts alone, classified as claim_run_dir classifies them: the folder now takes
+  // more of the same files exactly when this run would be a smaller cap than the folder's.
+  const auto counts = [](const nlohmann::json& r) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const char* key : {"data", "max_samples"}) {
+      if (r.is_object() && r.contains(key)) out[key] = r.at(key);
     }
-  }
-  return false;
+    return out;
+  };
+  const auto folder = counts(read_run_config(dir)), mine = counts(run);
+  const auto diff = differing_keys(folder, mine);
+  return !diff.empty() && count_change(folder, mine, diff) == CountChange::kFewer;
 }
 
 }  // namespace ripplekv::eval
