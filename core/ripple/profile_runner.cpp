@@ -76,7 +76,7 @@ namespace {
 
 // Takes the on-the-fly profiling keys off spec.options (so that the allocator does not see
 // them) and checks their values.
-ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_dir) {
+ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_dir, bool& in_float32) {
   auto take = [&](const char* key, const std::string& fallback) {
     auto it = spec.options.find(key);
     if (it == spec.options.end()) return fallback;
@@ -124,6 +124,11 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
       std::getenv("RIPPLEKV_CACHE") ? std::string(std::getenv("RIPPLEKV_CACHE")) + "/profiles"
                                     : std::string(home ? home : ".") + "/.cache/ripplekv/profiles";
   cache_dir = take("profile_cache", default_cache);
+  const std::string dtype = take("profile_dtype", ripple_option_default("profile_dtype"));
+  if (dtype != "float32" && dtype != "run") {
+    throw std::invalid_argument(fmt::format("ripple: profile_dtype={} is not float32 or run", dtype));
+  }
+  in_float32 = dtype == "float32";
   auto at_least = [](const char* key, double value, double least) {
     if (!(value >= least)) {
       throw std::invalid_argument(fmt::format("ripple: {}={} must be at least {}", key, value, least));
@@ -146,7 +151,8 @@ ProfileRequest take_profiling_options(CompressionSpec& spec, std::string& cache_
 void check_method_spec(CompressionSpec spec) {
   if (spec.allocator == "ripple" && !spec.options.count("profile")) {
     std::string cache_dir;
-    const auto r = take_profiling_options(spec, cache_dir);
+    bool in_float32 = true;
+    const auto r = take_profiling_options(spec, cache_dir, in_float32);
     if (!std::filesystem::is_regular_file(r.calibration_path)) {
       throw std::invalid_argument(fmt::format("ripple: calibration={}: no such file (a JSON lines or text file of "
                                               "calibration texts)",
@@ -157,14 +163,26 @@ void check_method_spec(CompressionSpec spec) {
 }
 
 CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& model, const Tokenizer& tok,
-                                       const std::string& model_path) {
+                                       const std::string& model_path, const Float32ModelLoader& load_float32) {
   if (spec.allocator != "ripple" || spec.options.count("profile")) return spec;
   std::string cache_dir;
-  ProfileRequest r = take_profiling_options(spec, cache_dir);
+  bool in_float32 = true;
+  ProfileRequest r = take_profiling_options(spec, cache_dir, in_float32);
   r.model_path = model_path;
+  const std::string run_dtype = model.identity().dtype;
+  // profile_dtype=float32 on a model in another dtype measures on a float32 copy of the same
+  // checkpoint, loaded only when the cache misses.
+  const bool copy = in_float32 && run_dtype != "float32";
+  if (copy && !load_float32) {
+    throw std::invalid_argument(fmt::format("ripple: profile_dtype=float32 on a {} model needs its checkpoint to "
+                                            "load a float32 copy from; pass profile_dtype=run to profile in {}",
+                                            run_dtype, run_dtype));
+  }
+  const std::string profile_dtype = copy ? "float32" : run_dtype;
   const auto cal = read_calibration(r.calibration_path);
-  // Keyed on the checkpoint and the profiling dtype: a bf16 run profiles in bf16 and reuses
-  // that, a float32 run its own; neither is mistaken for the other.
+  // Keyed on the checkpoint and the profiling dtype: a float32 profile is one entry whether a
+  // float32 run or a bfloat16 run's float32 copy measured it; a profile_dtype=run profile of a
+  // bf16 run is another. The checkpoint fingerprint does not depend on the dtype.
   // Settings added later join the key only when they differ from their original defaults
   // (relative noise on all positions, forward KL, seed 0, no skip), so that the cache entries
   // made before them keep their names; the noise default is now layer_mean, keyed as such.
@@ -174,7 +192,7 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& mod
   if (r.profiler.noise.positions != NoisePositions::All) later += "|positions=" + noise_positions_name(r.profiler.noise.positions);
   if (r.profiler.direction != KlDirection::Forward) later += "|direction=" + kl_direction_name(r.profiler.direction);
   if (r.profiler.seed != 0) later += fmt::format("|seed={}", r.profiler.seed);
-  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}", model.fingerprint(), model.identity().dtype,
+  const auto key = fnv1a64_hex(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}", model.fingerprint(), profile_dtype,
                                            cal.hash, r.samples, r.max_tokens, r.profiler.noise.eps,
                                            r.profiler.kl_positions, r.profiler.draws, later));
   const auto path = (std::filesystem::path(cache_dir) / fmt::format("profile-{}.json", key)).string();
@@ -189,10 +207,19 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& mod
     }
   }
   if (!cached) {
-    std::cerr << fmt::format("[ripple] profiling {} layers on {} (cached as {})\n", model.num_layers(),
-                             r.calibration_path, path);
+    std::cerr << fmt::format("[ripple] profiling {} layers in {} on {} (cached as {})\n", model.num_layers(),
+                             profile_dtype, r.calibration_path, path);
+    std::unique_ptr<CausalLM> float32_copy;
+    if (copy) {
+      float32_copy = load_float32();
+      if (float32_copy->fingerprint() != model.fingerprint()) {
+        throw std::invalid_argument(fmt::format("ripple: the checkpoint {} changed since this run loaded it (its "
+                                                "float32 copy has another fingerprint); rerun the command",
+                                                model_path));
+      }
+    }
     const auto start = std::chrono::steady_clock::now();
-    write_profile_json(run_profile(model, tok, r,
+    write_profile_json(run_profile(copy ? *float32_copy : model, tok, r,
                                    [&](int64_t done, int64_t total) {
                                      const double spent =
                                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -210,7 +237,11 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& mod
 }
 
 CompressionSpec prepare_ripple_spec(CompressionSpec spec, const OpenedModel& model) {
-  return resolve_ripple_profile(std::move(spec), model.model(), model.tokenizer(), model.path());
+  return resolve_ripple_profile(std::move(spec), model.model(), model.tokenizer(), model.path(), [&model] {
+    LoadOptions float32 = model.load_options();
+    float32.dtype = at::kFloat;
+    return load_model(model.path(), float32);
+  });
 }
 
 }  // namespace ripplekv

@@ -333,15 +333,50 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   auto again = load_model(model_path, {});
   CHECK(resolve_ripple_profile(spec, *again, tok, model_path).options.at("profile") == a);
   CHECK(count() == 1);
-  // Another profiling dtype is another entry, not a reuse of the float32 one.
+  // A bfloat16 run profiles in float32 by default (profile_dtype=float32), on a float32 copy of
+  // the checkpoint that it loads only when the cache misses: here it reuses the float32 entry.
   LoadOptions bf16;
   bf16.dtype = at::kBFloat16;
   auto bf16_model = load_model(model_path, bf16);
-  const auto b = resolve_ripple_profile(spec, *bf16_model, tok, model_path).options.at("profile");
+  int copies = 0;
+  const Float32ModelLoader load_float32 = [&] {
+    ++copies;
+    return load_model(model_path, {});
+  };
+  CHECK(resolve_ripple_profile(spec, *bf16_model, tok, model_path, load_float32).options.at("profile") == a);
+  CHECK(copies == 0);
+  CHECK(count() == 1);
+  {
+    auto fresh = spec;  // a cache miss: measured on the copy, recorded as float32, equal to a float32 run's
+    fresh.options["seed"] = "5";
+    const auto from_copy = resolve_ripple_profile(fresh, *bf16_model, tok, model_path, load_float32).options.at("profile");
+    CHECK(copies == 1);
+    CHECK(read_profile_json(from_copy).dtype == "float32");
+    fs::remove(from_copy);
+    const auto from_float32_run = resolve_ripple_profile(fresh, *fp32_model, tok, model_path).options.at("profile");
+    CHECK(from_float32_run == from_copy);
+    const auto x = read_profile_json(from_float32_run);
+    CHECK(x.dtype == "float32");
+    fs::remove(from_float32_run);
+  }
+  // Without a way to load the copy it is an error naming the way out, not a silent bf16 profile.
+  CHECK_THROWS_WITH(resolve_ripple_profile(spec, *bf16_model, tok, model_path),
+                    Catch::Contains("profile_dtype=run"));
+  // profile_dtype=run profiles in the run's dtype: another entry, not a reuse of the float32 one.
+  auto in_run_dtype = spec;
+  in_run_dtype.options["profile_dtype"] = "run";
+  const auto b = resolve_ripple_profile(in_run_dtype, *bf16_model, tok, model_path, load_float32).options.at("profile");
+  CHECK(copies == 1);
   CHECK(b != a);
   CHECK(count() == 2);
   CHECK(read_profile_json(b).dtype == "bfloat16");
   CHECK(read_profile_json(a).weights_fingerprint == read_profile_json(b).weights_fingerprint);
+  auto float32_run = spec;  // on a float32 model both values are the same entry
+  float32_run.options["profile_dtype"] = "run";
+  CHECK(resolve_ripple_profile(float32_run, *fp32_model, tok, model_path).options.at("profile") == a);
+  float32_run.options["profile_dtype"] = "float16";
+  CHECK_THROWS_WITH(resolve_ripple_profile(float32_run, *fp32_model, tok, model_path),
+                    Catch::Contains("profile_dtype=float16"));
   // The profiler's ablation settings reach the profiler, are recorded, and key their own entry.
   auto with = [&](const std::string& key, const std::string& value) {
     auto s = spec;
@@ -371,6 +406,10 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   windowed.options["window"] = "8";  // stories260K's budget 16 holds no default 32-token window
   const auto method = CompressionMethod::create(windowed, opened);
   CHECK(method->spec().options.at("profile") == a);
+  CHECK(count() == 7);
+  // A bfloat16 run's factory finds the float32 entry too (its copy comes from the checkpoint).
+  const OpenedModel opened_bf16(model_path, "", bf16);
+  CHECK(CompressionMethod::create(windowed, opened_bf16)->spec().options.at("profile") == a);
   CHECK(count() == 7);
   const CompressionSpec uniform{"snapkv", "uniform", 16, {{"window", "8"}}};
   CHECK(CompressionMethod::create(uniform, opened)->spec().options == uniform.options);
