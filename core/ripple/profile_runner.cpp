@@ -2,6 +2,7 @@
 
 #include "models/loaders/opened_model.h"
 
+#include <c10/util/Exception.h>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 #include "core/ripple/calibration.h"
 #include "core/ripple/ripple_options.h"
@@ -211,11 +213,19 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& mod
                              profile_dtype, r.calibration_path, path);
     std::unique_ptr<CausalLM> float32_copy;
     if (copy) {
-      float32_copy = load_float32();
+      try {
+        float32_copy = load_float32();
+      } catch (const c10::OutOfMemoryError&) {
+        throw std::runtime_error(fmt::format(
+            "ripple: out of memory loading a float32 copy of {} to profile in (profile_dtype=float32, beside the {} "
+            "weights); make the profile apart with `ripplekv profile --dtype float32` (on --device cpu if need be) "
+            "and pass profile=PATH, or profile in {} with profile_dtype=run",
+            model_path, run_dtype, run_dtype));
+      }
       if (float32_copy->fingerprint() != model.fingerprint()) {
-        throw std::invalid_argument(fmt::format("ripple: the checkpoint {} changed since this run loaded it (its "
-                                                "float32 copy has another fingerprint); rerun the command",
-                                                model_path));
+        throw std::runtime_error(fmt::format("ripple: the checkpoint {} changed since this run loaded it (its "
+                                             "float32 copy has another fingerprint); rerun the command",
+                                             model_path));
       }
     }
     const auto start = std::chrono::steady_clock::now();

@@ -33,8 +33,8 @@ SensitivityProfile run_profile(const CausalLM& model, const Tokenizer& tokenizer
                                const ProfilerProgress& progress = {});
 
 // When spec uses the ripple allocator without profile= but with calibration=FILE, profiles
-// (or reuses a cached profile under cache_dir keyed by weights fingerprint, calibration hash
-// and settings) and sets profile=PATH. Recognised options, consumed here: calibration,
+// (or reuses a cached profile under cache_dir keyed by checkpoint fingerprint, profiling dtype,
+// calibration hash and settings) and sets profile=PATH. Recognised options, consumed here: calibration,
 // calibration_samples, calibration_skip, calibration_max_tokens, kl_positions, draws, eps, noise,
 // positions, direction, seed, profile_cache, profile_dtype.
 // Checks a method's names, keys and values before any model is loaded (sweep --dry-run and

@@ -28,8 +28,8 @@ const std::vector<OptionSpec>& ripple_option_specs() {
       {"seed", OptionKind::kInt, "0", "on the fly: noise seed"},
       {"profile_cache", OptionKind::kText, "", "on the fly: cache folder (default ~/.cache/ripplekv/profiles)"},
       {"profile_dtype", OptionKind::kChoice, "float32",
-       "on the fly: measure in float32 (a float32 copy of the checkpoint while profiling a bfloat16 or float16 run, "
-       "whose rounding swamps the small perturbation), or in the run's own dtype",
+       "on the fly: measure in float32 (bfloat16 rounding swamps the small perturbation; a bfloat16 or float16 run "
+       "holds a float32 copy of the checkpoint beside its weights while it profiles), or in the run's own dtype",
        {"float32", "run"}},
   };
   return specs;

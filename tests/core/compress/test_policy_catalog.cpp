@@ -64,7 +64,8 @@ TEST_CASE("Policies read exactly the options their catalog rows declare, with th
     if (name == "ripple") {
       // The on-the-fly profiling options are read by core/ripple/profile_runner, not the allocator.
       for (const char* k : {"calibration", "calibration_samples", "calibration_max_tokens", "kl_positions", "draws",
-                            "eps", "profile_cache", "calibration_skip", "noise", "positions", "direction", "seed"}) {
+                            "eps", "profile_cache", "calibration_skip", "noise", "positions", "direction", "seed",
+                            "profile_dtype"}) {
         CHECK(declared.erase(k) == 1);
       }
     }

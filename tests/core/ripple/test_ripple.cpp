@@ -351,13 +351,32 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
     fresh.options["seed"] = "5";
     const auto from_copy = resolve_ripple_profile(fresh, *bf16_model, tok, model_path, load_float32).options.at("profile");
     CHECK(copies == 1);
-    CHECK(read_profile_json(from_copy).dtype == "float32");
+    const auto on_copy = read_profile_json(from_copy);
+    CHECK(on_copy.dtype == "float32");
     fs::remove(from_copy);
     const auto from_float32_run = resolve_ripple_profile(fresh, *fp32_model, tok, model_path).options.at("profile");
     CHECK(from_float32_run == from_copy);
-    const auto x = read_profile_json(from_float32_run);
-    CHECK(x.dtype == "float32");
+    const auto on_float32_run = read_profile_json(from_float32_run);
+    CHECK(on_float32_run.dtype == "float32");
+    REQUIRE(on_copy.layers.size() == on_float32_run.layers.size());
+    for (size_t l = 0; l < on_copy.layers.size(); ++l) {  // the same measurement, not just the same name
+      CHECK(on_copy.layers[l].mean == Approx(on_float32_run.layers[l].mean).epsilon(1e-9));
+    }
     fs::remove(from_float32_run);
+    // A copy that is not the run's checkpoint (the file changed on disk since) is refused.
+    const auto changed = temp_path("stories260K_changed.bin");
+    fs::copy_file(model_path, changed, fs::copy_options::overwrite_existing);
+    {
+      std::fstream f(changed, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(-4, std::ios::end);
+      const char bytes[4] = {1, 2, 3, 4};
+      f.write(bytes, 4);
+    }
+    CHECK_THROWS_WITH(resolve_ripple_profile(fresh, *bf16_model, tok, model_path,
+                                             [&] { return load_model(changed, {}); }),
+                      Catch::Contains("changed since this run loaded it"));
+    CHECK_FALSE(fs::exists(from_float32_run));  // nothing cached from the refused copy
+    fs::remove(changed);
   }
   // Without a way to load the copy it is an error naming the way out, not a silent bf16 profile.
   CHECK_THROWS_WITH(resolve_ripple_profile(spec, *bf16_model, tok, model_path),
@@ -411,6 +430,13 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   const OpenedModel opened_bf16(model_path, "", bf16);
   CHECK(CompressionMethod::create(windowed, opened_bf16)->spec().options.at("profile") == a);
   CHECK(count() == 7);
+  auto missed = windowed;  // a miss: the factory loads the float32 copy from the opened checkpoint
+  missed.options["seed"] = "7";
+  const auto loaded = read_profile_json(CompressionMethod::create(missed, opened_bf16)->spec().options.at("profile"));
+  CHECK(loaded.dtype == "float32");
+  CHECK(loaded.device == "cpu");
+  CHECK(loaded.seed == 7);
+  CHECK(count() == 8);
   const CompressionSpec uniform{"snapkv", "uniform", 16, {{"window", "8"}}};
   CHECK(CompressionMethod::create(uniform, opened)->spec().options == uniform.options);
   fs::remove_all(cache_dir);
