@@ -9,8 +9,7 @@
 #           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
-#           profile is left out; StreamingLLM and SqueezeAttention ran on seed 42 only, so their
-#           rows cover 22 samples and the paired table does not pair them with pooled rows)
+#           profile is left out), with the bfloat16 and the float32 layer_mean profiles
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task); H2O, StreamingLLM and
 #           SqueezeAttention ran on seed 42 only (22 samples, not paired with pooled rows)
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
@@ -52,6 +51,8 @@ for target in "${targets[@]}"; do
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;  # SmolLM2
       ripple@profile=*8x512_bf16_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen
       ripple@profile=*8x512_bf16_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # Qwen
+      ripple@profile=*8x512_f32_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                 # Qwen, float32
+      ripple@profile=*8x512_f32_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;;  # profile
     esac
   done
   "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
