@@ -156,8 +156,42 @@ step "longbench summarisation" "$OUT/longbench_summ/runs/full/result.json" "$BIN
   --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
   --methods "full,snapkv,pyramidkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank" \
   --out "$OUT/longbench_summ/runs"
+# The same RippleKV settings with a float32 profile of the same 8 texts (PLF; the bfloat16 one
+# is partly rounding noise, see eps_scaling.sh): RULER 4k and 8k on both sample sets, LongBench
+# and its summarisation tasks, each added to the folder of its bfloat16-profile runs so that the
+# tables pair them with every baseline on the same samples.
+PLF=$OUT/profiles/profile_multi_news_8x512_f32_layer_mean.json
+PLF_METHODS="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=8,normalize=rank"
+step "float32 layer_mean profile" "$PLF" "$BIN" profile --model "$MODEL" --dtype float32 "${threads[@]}" \
+  --calibration "$TEXTS" --samples 8 --max-tokens 512 --noise layer_mean --out "$PLF"
+step "fidelity float32 profile" "$OUT/fidelity_layer_mean_f32/fidelity.csv" fidelity "$OUT/fidelity_layer_mean_f32" \
+  "snapkv,ripple@profile=$PLF,ratio=2"
+step "fidelity r=8 rank float32 profile" "$OUT/fidelity_layer_mean_f32_r8_rank/fidelity.csv" fidelity \
+  "$OUT/fidelity_layer_mean_f32_r8_rank" "snapkv,ripple@profile=$PLF,ratio=8,normalize=rank"
+plf_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json"; }
+step "ruler 4k float32 profile" "$(plf_done "$OUT/ruler4k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/ruler4k/runs"
+# (with StreamingLLM and SqueezeAttention, which had run on the seed-42 prompts only)
+step "ruler 4k seed 43 float32 profile" "$(plf_done "$OUT/ruler4k_seed43/runs")" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 --budgets 256,1024 \
+  --methods "$PLF_METHODS,streamingllm,squeeze" --out "$OUT/ruler4k_seed43/runs"
+step "ruler 8k float32 profile" "$(plf_done "$OUT/ruler8k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 8192 --samples 2 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/ruler8k/runs"
+step "ruler 8k seed 43 float32 profile" "$(plf_done "$OUT/ruler8k_seed43/runs")" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 --budgets 256,1024 --methods "$PLF_METHODS" \
+  --out "$OUT/ruler8k_seed43/runs"
+step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
+  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+  --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
+  --methods "$PLF_METHODS" --out "$OUT/longbench_summ/runs"
+step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" longbench --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+  --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+  --max-samples 8 --max-input-tokens 4096 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/longbench/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
+"$BIN" table --runs "$OUT/fidelity_layer_mean_f32" --out "$OUT/fidelity_layer_mean_f32/tables"
+"$BIN" table --runs "$OUT/fidelity_layer_mean_f32_r8_rank" --out "$OUT/fidelity_layer_mean_f32_r8_rank/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
