@@ -180,6 +180,16 @@ step "ruler 8k float32 profile" "$(plf_done "$OUT/ruler8k/runs")" "$BIN" ruler -
 step "ruler 8k seed 43 float32 profile" "$(plf_done "$OUT/ruler8k_seed43/runs")" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 --budgets 256,1024 --methods "$PLF_METHODS" \
   --out "$OUT/ruler8k_seed43/runs"
+T16=niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe
+step "ruler 16k float32 profile" "$(plf_done "$OUT/ruler16k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 16384 --samples 1 --tasks $T16 --budgets 256,1024 --methods "$PLF_METHODS" \
+  --out "$OUT/ruler16k/runs"
+step "ruler 16k seed 43 float32 profile" "$(plf_done "$OUT/ruler16k_seed43/runs")" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 --seed 43 --tasks $T16 --budgets 256,1024 \
+  --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed43/runs"
+step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs")" "$BIN" ruler --model "$MODEL" \
+  --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
+  --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
