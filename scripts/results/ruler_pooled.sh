@@ -49,10 +49,8 @@ for target in "${targets[@]}"; do
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;  # SmolLM2
-      ripple@profile=*8x512_bf16_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen
-      ripple@profile=*8x512_bf16_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # Qwen
-      ripple@profile=*8x512_f32_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                 # Qwen, float32
-      ripple@profile=*8x512_f32_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;;  # profile
+      ripple@profile=*8x512_*_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen, bf16
+      ripple@profile=*8x512_*_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # and f32 profiles
     esac
   done
   "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
