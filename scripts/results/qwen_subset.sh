@@ -20,16 +20,7 @@ threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 mkdir -p "$OUT/profiles"
 
-# step NAME DONE_FILE COMMAND...: runs COMMAND unless DONE_FILE exists, and records its wall time.
-step() {
-  local name=$1 done_file=$2
-  shift 2
-  if [ -f "$done_file" ]; then return; fi
-  local start
-  start=$(date +%s)
-  "$@"
-  echo "qwen_subset.sh: $name took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
-}
+source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
 profile() {  # profile OUT_JSON NOISE
   "$BIN" profile --model "$MODEL" --dtype bfloat16 "${threads[@]}" --calibration "$TEXTS" --samples 8 \
     --max-tokens 512 --noise "$2" --out "$1"
@@ -180,6 +171,11 @@ step "ruler 8k float32 profile" "$(plf_done "$OUT/ruler8k/runs")" "$BIN" ruler -
 step "ruler 8k seed 43 float32 profile" "$(plf_done "$OUT/ruler8k_seed43/runs")" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 --budgets 256,1024 --methods "$PLF_METHODS" \
   --out "$OUT/ruler8k_seed43/runs"
+# H2O, StreamingLLM and SqueezeAttention on the seed-43 8k prompts, which had run on seed 42 only,
+# so that the pooled 8k table pairs every baseline over 44 samples.
+step "ruler 8k seed 43 h2o streamingllm squeeze" "$OUT/ruler8k_seed43/runs/squeeze_b1024/result.json" "$BIN" ruler \
+  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 2 --seed 43 --budgets 256,1024 \
+  --methods "h2o,streamingllm,squeeze" --out "$OUT/ruler8k_seed43/runs"
 T16=niah_single_2,niah_multikey_1,niah_multivalue,niah_multiquery,vt,fwe
 step "ruler 16k float32 profile" "$(plf_done "$OUT/ruler16k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 16384 --samples 1 --tasks $T16 --budgets 256,1024 --methods "$PLF_METHODS" \
