@@ -4,14 +4,15 @@
 # only, whose rows could not be paired with the pooled ones.
 #   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
 #           h2o/streamingllm selectors with ripple budgets are left out; at 8k budget 64 is on
-#           seed 42 only, for every method)
+#           seed 42 only, for every method), with the bfloat16 and the float32 layer_mean
+#           profiles (smollm2_f32.sh; the float32 one at 8k at budgets 128 and 1024 only, and
+#           in 4k3 and 8k3 too)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
 #           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out), with the bfloat16 and the float32 layer_mean profiles
-#   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task); H2O, StreamingLLM and
-#           SqueezeAttention ran on seed 42 only (22 samples, not paired with pooled rows)
+#   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
 #           samples of 6 tasks, 24 in all), every method run on all three
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k ...]   (default: all seven)
@@ -48,7 +49,8 @@ for target in "${targets[@]}"; do
     fi
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
-      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;  # SmolLM2
+      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;      # SmolLM2, bf16
+      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=[24]_b*) runs+=("$dir") ;;  # and f32
       ripple@profile=*8x512_*_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen, bf16
       ripple@profile=*8x512_*_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # and f32 profiles
     esac

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SmolLM2-135M-Instruct's RippleKV comparisons rerun with a float32 `layer_mean` profile (issue 14).
+# The SmolLM2 results were measured with a bfloat16 profile (PL, profiles/layer_mean_eps0.1_seed0_
+# texts0-7.json); on Qwen2.5-Coder a bfloat16 profile is partly rounding noise, and on-the-fly
+# profiles now default to float32 (`profile_dtype`). This profiles the same 8 multi_news texts x
+# 1,024 tokens in float32 (PLF) and reruns r = 2 and r = 4 on the samples of the bfloat16-profile
+# runs, into the same run folders, so that the tables pair them with every baseline:
+#   profile     the float32 profile PLF
+#   fidelity    the fidelity sweep at budgets 64-1024 with an on-the-fly float32 profile (it must
+#               equal PLF), beside SnapKV and PyramidKV
+#   ruler4k     RULER 4k, seed 42, budgets 64-1024      ruler4k43   the same on seed 43
+#   ruler8k     RULER 8k, seed 42, budgets 128 and 1024 ruler8k43   the same on seed 43
+#   ruler4k44   RULER 4k, seed 44, budgets 128-1024     ruler8k44   RULER 8k, seed 44, 128 and 1024
+#   longbench   the 13 English MiniLongBench tasks (76 samples), budgets 128-1024, r = 2 and 4
+#   longbench_pairs  the same with SnapKV, H2O and both profiles' runs, all decoded by this binary
+#               (the baselines in longbench/ were decoded by the kernels before 2026-12-01)
+#   needle      the needle grid at budget 128, r = 2
+#   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
+# Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
+# results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-build/ripplekv}
+OUT=${OUT:-results/smollm2-135m-instruct}
+MODEL=${MODEL:-$(scripts/get_model.sh smollm2-135m-instruct | tail -1)}
+TEXTS=../shared/data/longbench/raw/multi_news.jsonl
+threads=()
+if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
+source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
+
+PLF=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
+METHODS="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4"
+done_file() { echo "$1/ripple@profile=${PLF//\//_}_ratio=4_b$2/result.json"; }
+ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
+  local name=$1 out=$2 budgets=$3
+  shift 3
+  step "$name" "$(done_file "$out" "${budgets##*,}")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+    "${threads[@]}" --samples 5 --budgets "$budgets" --methods "$METHODS" --out "$out" "$@"
+}
+
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs needle)
+for target in "${targets[@]}"; do
+  if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
+    echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
+  fi
+  case $target in
+    profile) step "float32 layer_mean profile" "$PLF" "$BIN" profile --model "$MODEL" --dtype float32 \
+               "${threads[@]}" --calibration "$TEXTS" --samples 8 --max-tokens 1024 --eps 0.1 --seed 0 \
+               --noise layer_mean --out "$PLF" ;;
+    fidelity)  # the sweep resumes itself; it is complete when its dry run has nothing to run
+      sweep=("$BIN" sweep --config configs/sweeps/smollm2_fidelity_layer_mean_f32.ini --set "model=$MODEL"
+             --set "method.ripple.profile_cache=$OUT/fidelity_layer_mean_f32/profiles"
+             ${THREADS:+--set "threads=$THREADS"})
+      if ! "${sweep[@]}" --dry-run | grep -q '^dry run: 0 to run'; then
+        step "fidelity float32 profile" "" "${sweep[@]}"
+      fi ;;
+    ruler4k) ruler "ruler 4k float32 profile" "$OUT/ruler/runs" 64,128,256,512,1024 --lengths 4096 ;;
+    ruler4k43) ruler "ruler 4k seed 43 float32 profile" "$OUT/ruler4k_seed43/runs" 64,128,256,512,1024 \
+                 --lengths 4096 --seed 43 ;;
+    ruler8k) ruler "ruler 8k float32 profile" "$OUT/ruler8k/runs" 128,1024 --lengths 8192 ;;
+    ruler8k43) ruler "ruler 8k seed 43 float32 profile" "$OUT/ruler8k_seed43/runs" 128,1024 --lengths 8192 \
+                 --seed 43 ;;
+    ruler4k44) ruler "ruler 4k seed 44 float32 profile" "$OUT/ruler4k_seed44/runs" 128,256,512,1024 \
+                 --lengths 4096 --seed 44 ;;
+    ruler8k44) ruler "ruler 8k seed 44 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
+                 --seed 44 ;;
+    longbench) step "longbench float32 profile" "$(done_file "$OUT/longbench/runs" 1024)" "$BIN" longbench \
+                 --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+                 --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+                 --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 --methods "$METHODS" \
+                 --out "$OUT/longbench/runs" ;;
+    longbench_pairs)  # the same, with SnapKV, H2O and the bfloat16-profile runs decoded again by this binary
+      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
+      step "longbench pairs" "$(done_file "$OUT/longbench_pairs/runs" 1024)" "$BIN" longbench \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+        --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
+        --methods "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
+        --out "$OUT/longbench_pairs/runs" ;;
+    needle) step "needle float32 profile" "$OUT/needle/runs/ripple@profile=${PLF//\//_}_ratio=2_b128/result.json" \
+              "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
+              --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
+              --out "$OUT/needle/runs" ;;
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs or needle)" >&2
+       exit 2 ;;
+  esac
+done
