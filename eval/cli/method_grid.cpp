@@ -1,10 +1,12 @@
 #include "eval/cli/method_grid.h"
 
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <limits>
 
@@ -111,6 +113,25 @@ void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model)
   }
 }
 
+namespace {
+
+// A folder resumed or extended on another thread count than the one that started it: the run
+// goes on (threads are not part of its configuration), but ATen's products for some shapes sum
+// in another order on another thread count, so its samples may differ in their last bits.
+void warn_on_other_threads(const fs::path& dir, int threads) {
+  std::ifstream in(dir / "config.json");
+  if (!in) return;
+  const auto config = nlohmann::json::parse(in, nullptr, false);
+  if (config.is_discarded() || !config.contains("info") || !config["info"].is_object()) return;
+  const auto it = config["info"].find("threads");
+  if (it == config["info"].end() || !it->is_number_integer() || it->get<int>() == threads) return;
+  std::cerr << fmt::format("{}: started on {} threads, resumed on {}: the samples of the two calls may differ in "
+                           "their last bits (--threads {} matches them)\n",
+                           dir.string(), it->get<int>(), threads, it->get<int>());
+}
+
+}  // namespace
+
 ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
                                    const std::string& command) {
@@ -131,12 +152,14 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     if (!p.method->notes().empty()) info["notes"] = p.method->notes();
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
+    info["threads"] = at::get_num_threads();  // the summation order of some products follows it
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);
     configs.emplace_back(std::move(run), std::move(info));
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
+    warn_on_other_threads(p.dir, at::get_num_threads());
     if (eval::claim_run_dir(p.dir, configs[i].first, configs[i].second) == eval::RunDirState::kExtended) {
       eval::remove_score_files(p.dir);  // they scored the smaller sample set
       std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",

@@ -58,6 +58,18 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   REQUIRE(r.status == 0);
   CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
   CHECK(r.output.find("tok/s") == std::string::npos);  // no progress line: nothing ran
+  // Each folder records its thread count; resuming on another one says so, and goes on.
+  const auto config = nlohmann::json::parse(read_text(out / "snapkv_b128" / "config.json"));
+  CHECK(config["info"]["threads"] == 2);
+  std::string base1 = base;
+  base1.replace(base1.find("--threads 2"), 11, "--threads 1");
+  r = run_ripplekv(base1 + " --methods full,snapkv --budgets 128 --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("snapkv_b128: started on 2 threads, resumed on 1") != std::string::npos);
+  CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
+  r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --out " + out.string());
+  CHECK(r.output.find("resumed on") == std::string::npos);  // the same thread count: nothing to say
 
   // Two shards of the same grid regenerate the same samples and, merged, equal the
   // one-process run (each sample's variants decode in the same batches).
