@@ -14,6 +14,9 @@
 #   longbench   the 13 English MiniLongBench tasks (76 samples), budgets 128-1024, r = 2 and 4
 #   longbench_pairs  the same with SnapKV, H2O and both profiles' runs, all decoded by this binary
 #               (the baselines in longbench/ were decoded by the kernels before 2026-12-01)
+#   summ_pairs  the summarisation tasks (18 samples), budgets 128-512: SnapKV, H2O, CAKE and
+#               r = 2 and 4 with both profiles, decoded by this binary (SHARD=i/n runs a shard;
+#               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -39,7 +42,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs needle)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -78,11 +81,18 @@ for target in "${targets[@]}"; do
         --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
         --methods "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
         --out "$OUT/longbench_pairs/runs" ;;
+    summ_pairs)  # the summarisation tasks, baselines and both profiles' runs decoded by this binary
+      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
+      step "summarisation pairs" "$(done_file "$OUT/longbench_summ_pairs/runs" 512)" "$BIN" longbench \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+        --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512 \
+        --methods "snapkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
+        --out "$OUT/longbench_summ_pairs/runs" ${SHARD:+--shard "$SHARD"} ;;
     needle) step "needle float32 profile" "$OUT/needle/runs/ripple@profile=${PLF//\//_}_ratio=2_b128/result.json" \
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
               --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
               --out "$OUT/needle/runs" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs or needle)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs or needle)" >&2
        exit 2 ;;
   esac
 done
