@@ -18,6 +18,8 @@
 #               r = 2 and 4 with both profiles, decoded by this binary (SHARD=i/n runs a shard;
 #               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
+#   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
+#               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
@@ -42,7 +44,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -88,11 +90,22 @@ for target in "${targets[@]}"; do
         --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512 \
         --methods "snapkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
         --out "$OUT/longbench_summ_pairs/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_4k42)  # r = 8 with rank normalisation (and r = 4) in ruler4k_r8, seed 42, 4 samples per task
+      step "ruler 4k r=8 rank float32 profile" \
+        "$OUT/ruler4k_r8/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 4 --budgets 128,1024 \
+        --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler4k_r8/runs" ;;
+    r8rank_4k44)  # r = 8 with rank normalisation on the seed-44 4k samples
+      step "ruler 4k seed 44 r=8 rank float32 profile" \
+        "$OUT/ruler4k_seed44/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 44 \
+        --budgets 128,256,512,1024 --methods "ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --out "$OUT/ruler4k_seed44/runs" ;;
     needle) step "needle float32 profile" "$OUT/needle/runs/ripple@profile=${PLF//\//_}_ratio=2_b128/result.json" \
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
               --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
               --out "$OUT/needle/runs" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs or needle)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42 or r8rank_4k44)" >&2
        exit 2 ;;
   esac
 done
