@@ -8,7 +8,12 @@
 #   scripts/results/ablations.sh ratio score     # some of them
 # Environment: THREADS (LibTorch threads, default all cores), OUT (default
 # results/smollm2-135m-instruct/ablations), BIN (default build/ripplekv), MODEL (default: the
-# checkpoint scripts/get_model.sh fetches).
+# checkpoint scripts/get_model.sh fetches), NOISE and PROFILE_DTYPE (default: the sweep files',
+# relative noise and a profile in the run's dtype, bfloat16, which results/.../ablations was
+# measured with). Today's profiling defaults instead, layer_mean noise and a float32 profile
+# (the noise sweep keeps its three modes and takes only the dtype):
+#   NOISE=layer_mean PROFILE_DTYPE=float32 \
+#     OUT=results/smollm2-135m-instruct/ablations_layer_mean_f32 scripts/results/ablations.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
@@ -22,8 +27,11 @@ for n in "${names[@]}"; do
     echo "ablations.sh: no sweep file $file (names: ratio score normalize positions direction noise eps)" >&2
     exit 2
   fi
+  overrides=()
+  if [ -n "${NOISE:-}" ] && [ "$n" != noise ]; then overrides+=(--set method.ripple.noise="$NOISE"); fi
+  if [ -n "${PROFILE_DTYPE:-}" ]; then overrides+=(--set method.ripple.profile_dtype="$PROFILE_DTYPE"); fi
   start=$(date +%s)
-  "$BIN" sweep --config "$file" --set model="$MODEL" ${THREADS:+--set threads=$THREADS} \
+  "$BIN" sweep --config "$file" --set model="$MODEL" ${THREADS:+--set threads=$THREADS} "${overrides[@]}" \
     --set method.ripple.profile_cache="$OUT/profiles" --out "$OUT/$n"
   echo "ablations.sh: $n took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
   "$BIN" table --runs "$OUT/$n" --out "$OUT/$n/tables"

@@ -18,6 +18,8 @@
 #               r = 2 and 4 with both profiles, decoded by this binary (SHARD=i/n runs a shard;
 #               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
+#   multi_news  the full multi_news file (200 samples, budget 256), r = 2 and 4 (SHARD=i/n runs a
+#               shard; then `ripplekv longbench-merge --out results/smollm2-135m-instruct/multi_news/runs`)
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
@@ -44,7 +46,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 multi_news)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -105,7 +107,11 @@ for target in "${targets[@]}"; do
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
               --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
               --out "$OUT/needle/runs" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42 or r8rank_4k44)" >&2
+    multi_news) step "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$BIN" longbench \
+                  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
+                  --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
+                  --methods "$METHODS" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44 or multi_news)" >&2
        exit 2 ;;
   esac
 done
