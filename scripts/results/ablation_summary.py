@@ -11,6 +11,7 @@ sweeps) with the 95% interval and the verdict. Nothing is recomputed: the number
 import csv
 import json
 import os
+import re
 import sys
 
 ORDER = ["ratio", "score", "normalize", "positions", "direction", "noise", "eps"]
@@ -49,7 +50,10 @@ def main():
         line = [name, "SnapKV (uniform)"] + [
             f"{baseline[(name, b)][1]:.4f}" if (name, b) in baseline else "" for b in budgets]
         print("| " + " | ".join(line) + " |")
-        for (abl, label), by_budget in rows.items():
+        # settings in natural order (r=2 before r=16), whatever order the tables list them in
+        numbered = lambda label: [float(t) if re.fullmatch(r"[0-9.]+", t) else t
+                                  for t in re.findall(r"[0-9]+(?:\.[0-9]+)?|[^0-9]+", label)]
+        for (abl, label), by_budget in sorted(rows.items(), key=lambda kv: numbered(kv[0][1])):
             if abl != name:
                 continue
             cells = []

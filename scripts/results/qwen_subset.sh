@@ -159,6 +159,9 @@ step "fidelity float32 profile" "$OUT/fidelity_layer_mean_f32/fidelity.csv" fide
   "snapkv,ripple@profile=$PLF,ratio=2"
 step "fidelity r=8 rank float32 profile" "$OUT/fidelity_layer_mean_f32_r8_rank/fidelity.csv" fidelity \
   "$OUT/fidelity_layer_mean_f32_r8_rank" "snapkv,ripple@profile=$PLF,ratio=8,normalize=rank"
+# The ratio with the float32 profile (min-max): r = 2, 4 and 8 beside SnapKV and H2O, one call
+step "fidelity ratios float32 profile" "$OUT/fidelity_layer_mean_f32_ratios/fidelity.csv" fidelity \
+  "$OUT/fidelity_layer_mean_f32_ratios" "snapkv,h2o,ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8"
 plf_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json"; }
 step "ruler 4k float32 profile" "$(plf_done "$OUT/ruler4k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/ruler4k/runs"
@@ -198,6 +201,7 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32" --out "$OUT/fidelity_layer_mean_f32/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32_r8_rank" --out "$OUT/fidelity_layer_mean_f32_r8_rank/tables"
+"$BIN" table --runs "$OUT/fidelity_layer_mean_f32_ratios" --out "$OUT/fidelity_layer_mean_f32_ratios/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"

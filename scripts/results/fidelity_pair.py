@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Paired difference of the mean KL of two fidelity runs on the same texts, with a 95%
+percentile-bootstrap interval over texts (SciPy's scipy.stats.bootstrap, 2000 resamples, seed 0).
+
+    .venv/bin/python scripts/results/fidelity_pair.py A_DIR B_DIR --budget 256 \
+        [--a-method SUBSTRING] [--b-method SUBSTRING]
+
+A_DIR and B_DIR are folders holding a fidelity_texts.csv (a sweep's run folder, or a
+`ripplekv fidelity --out` folder, which holds every method it ran: then name the method with a
+substring of its `method` column). Prints mean(KL_A - KL_B) over the texts both hold; negative
+means A keeps closer to the full cache. For a question `ripplekv table` does not ask, such as two
+RippleKV settings against each other (r = 8 against r = 2) rather than against a baseline.
+"""
+import argparse
+import csv
+import os
+import sys
+
+import numpy as np
+from scipy import stats
+
+
+def per_text(folder, budget, method):
+    path = os.path.join(folder, "fidelity_texts.csv")
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["budget"]) == budget]
+    except OSError as e:
+        sys.exit(f"{path}: cannot read it ({e}); give a folder of a fidelity run (it writes fidelity_texts.csv)")
+    except (KeyError, ValueError) as e:
+        sys.exit(f"{path}: not a ripplekv fidelity_texts.csv ({e})")
+    if method:
+        rows = [r for r in rows if method in r["method"]]
+    methods = sorted({r["method"] for r in rows})
+    if len(methods) != 1:
+        sys.exit(f"{path}: {len(methods)} methods at budget {budget}"
+                 + (f" containing {method!r}" if method else "")
+                 + (f" ({', '.join(methods)}); name one with --a-method / --b-method" if methods else
+                    "; check --budget and the method substring"))
+    return {int(r["text"]): float(r["kl_mean"]) for r in rows}, methods[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--budget", type=int, required=True)
+    ap.add_argument("--a-method", default="")
+    ap.add_argument("--b-method", default="")
+    args = ap.parse_args()
+    a, method_a = per_text(args.a, args.budget, args.a_method)
+    b, method_b = per_text(args.b, args.budget, args.b_method)
+    texts = sorted(set(a) & set(b))
+    if len(texts) < 2 or len(texts) != len(a) or len(texts) != len(b):
+        sys.exit(f"A holds texts {sorted(a)}, B holds {sorted(b)}: pair runs of the same texts (two or more)")
+    d = np.array([a[t] - b[t] for t in texts])
+    ci = stats.bootstrap((d,), np.mean, n_resamples=2000, confidence_level=0.95, method="percentile",
+                         rng=np.random.default_rng(0)).confidence_interval
+    verdict = "tie" if ci.low <= 0 <= ci.high else ("A closer" if d.mean() < 0 else "B closer")
+    print(f"budget {args.budget}, {len(d)} texts: KL(A) - KL(B) = {d.mean():+.4f} [{ci.low:+.4f}, {ci.high:+.4f}] "
+          f"({verdict}); A {np.mean(list(a.values())):.4f}, B {np.mean(list(b.values())):.4f}\n"
+          f"  A: {method_a}\n  B: {method_b}")
+
+
+if __name__ == "__main__":
+    main()
