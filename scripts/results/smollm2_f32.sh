@@ -18,6 +18,10 @@
 #               r = 2 and 4 with both profiles, decoded by this binary (SHARD=i/n runs a shard;
 #               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
+#   r8rank_8k   r = 8 rank and r = 4 in ruler8k_r8 (seed 42, 4 per task, 128 and 1024; SHARD=i/n)
+#   r8rank_fidelity   the fidelity sweep of fidelity_layer_mean_r8_rank (128, 256) with PLF, into
+#               fidelity_layer_mean_f32
+#   r8rank_longbench  r = 8 rank with both profiles in longbench_pairs, decoded by this binary
 #   multi_news  the full multi_news file (200 samples, budget 256), r = 2 and 4 (SHARD=i/n runs a
 #               shard; then `ripplekv longbench-merge --out results/smollm2-135m-instruct/multi_news/runs`)
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
@@ -46,7 +50,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 multi_news)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 r8rank_8k r8rank_fidelity r8rank_longbench multi_news)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -107,11 +111,35 @@ for target in "${targets[@]}"; do
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
               --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
               --out "$OUT/needle/runs" ;;
+    r8rank_8k)  # r = 8 with rank normalisation (and r = 4) in ruler8k_r8, seed 42, 4 samples per task
+      step "ruler 8k r=8 rank float32 profile" \
+        "$OUT/ruler8k_r8/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 4 --budgets 128,1024 \
+        --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --out "$OUT/ruler8k_r8/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_fidelity)  # into fidelity_layer_mean_f32, whose SnapKV and H2O this binary decoded (the
+                      # bfloat16-profile folder's predate the kernels of 2026-12-01); resumes itself
+      sweep=("$BIN" sweep --config configs/sweeps/smollm2_fidelity_layer_mean_r8_rank.ini --set "model=$MODEL"
+             --set method.ripple.profile_dtype=float32
+             --set "method.ripple.profile_cache=$OUT/fidelity_layer_mean_f32/profiles"
+             --out "$OUT/fidelity_layer_mean_f32" ${THREADS:+--set "threads=$THREADS"})
+      if ! "${sweep[@]}" --dry-run | grep -q '^dry run: 0 to run'; then
+        step "fidelity r=8 rank float32 profile" "" "${sweep[@]}"
+      fi ;;
+    r8rank_longbench)  # r = 8 rank with both profiles, beside longbench_pairs' runs (same binary)
+      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
+      step "longbench pairs r=8 rank" \
+        "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" longbench \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
+        --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
+        --methods "ripple@profile=$PL,ratio=8,normalize=rank,ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --out "$OUT/longbench_pairs/runs" ;;
     multi_news) step "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$BIN" longbench \
                   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
                   --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
                   --methods "$METHODS" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44 or multi_news)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44, r8rank_8k, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
        exit 2 ;;
   esac
 done
