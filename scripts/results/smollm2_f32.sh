@@ -19,6 +19,9 @@
 #               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
 #   r8rank_8k   r = 8 rank and r = 4 in ruler8k_r8 (seed 42, 4 per task, 128 and 1024; SHARD=i/n)
+#   r8rank_4k43 r = 8 rank on the seed-43 4k samples at 64      r8rank_8k44   on the seed-44 8k
+#               samples at 128 and 1024 (SHARD=i/n)
+#   r8rank_multi_news  r = 8 rank on the 200 multi_news samples (SHARD=i/n; merged by the last shard)
 #   r8rank_fidelity   the fidelity sweep of fidelity_layer_mean_r8_rank (128, 256) with PLF, into
 #               fidelity_layer_mean_f32
 #   r8rank_longbench  r = 8 rank with both profiles in longbench_pairs, decoded by this binary
@@ -50,7 +53,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 r8rank_8k r8rank_fidelity r8rank_longbench multi_news)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -117,6 +120,22 @@ for target in "${targets[@]}"; do
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 4 --budgets 128,1024 \
         --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" \
         --out "$OUT/ruler8k_r8/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_4k43)  # r = 8 with rank normalisation on the seed-43 4k samples, at 64 as with PL
+      step "ruler 4k seed 43 r=8 rank float32 profile" \
+        "$OUT/ruler4k_seed43/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b64/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 43 --budgets 64 \
+        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_8k44)  # r = 8 with rank normalisation on the seed-44 8k samples
+      step "ruler 8k seed 44 r=8 rank float32 profile" \
+        "$OUT/ruler8k_seed44/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 44 --budgets 128,1024 \
+        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler8k_seed44/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_multi_news)  # r = 8 with rank normalisation on the 200 multi_news samples
+      step "multi_news 200 r=8 rank float32 profile" \
+        "$OUT/multi_news/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b256/result.json" "$BIN" longbench \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
+        --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
+        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_fidelity)  # into fidelity_layer_mean_f32, whose SnapKV and H2O this binary decoded (the
                       # bfloat16-profile folder's predate the kernels of 2026-12-01); resumes itself
       sweep=("$BIN" sweep --config configs/sweeps/smollm2_fidelity_layer_mean_r8_rank.ini --set "model=$MODEL"
@@ -139,7 +158,7 @@ for target in "${targets[@]}"; do
                   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
                   --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
                   --methods "$METHODS" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44, r8rank_8k, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
        exit 2 ;;
   esac
 done
