@@ -19,6 +19,8 @@
 #               then `ripplekv longbench-merge --out results/smollm2-135m-instruct/longbench_summ_pairs/runs`)
 #   needle      the needle grid at budget 128, r = 2
 #   r8rank_8k   r = 8 rank and r = 4 in ruler8k_r8 (seed 42, 4 per task, 128 and 1024; SHARD=i/n)
+#   ruler8k_rest  r = 2 and 4 at the other 8k budgets: 64, 256 and 512 on seed 42, 256 and 512 on
+#               seed 43 (SHARD=i/n)
 #   r8rank_4k43 r = 8 rank on the seed-43 4k samples at 64      r8rank_8k44   on the seed-44 8k
 #               samples at 128 and 1024 (SHARD=i/n)
 #   r8rank_multi_news  r = 8 rank on the 200 multi_news samples (SHARD=i/n; merged by the last shard)
@@ -53,7 +55,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -120,6 +122,13 @@ for target in "${targets[@]}"; do
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 4 --budgets 128,1024 \
         --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" \
         --out "$OUT/ruler8k_r8/runs" ${SHARD:+--shard "$SHARD"} ;;
+    ruler8k_rest)  # the 8k budgets the PL runs had beyond 128 and 1024
+      step "ruler 8k 64-512 float32 profile" "$(done_file "$OUT/ruler8k/runs" 512)" "$BIN" ruler --model "$MODEL" \
+        --dtype bfloat16 "${threads[@]}" --samples 5 --budgets 64,256,512 --methods "$METHODS" --lengths 8192 \
+        --out "$OUT/ruler8k/runs" ${SHARD:+--shard "$SHARD"}
+      step "ruler 8k seed 43 256-512 float32 profile" "$(done_file "$OUT/ruler8k_seed43/runs" 512)" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --samples 5 --budgets 256,512 --methods "$METHODS" \
+        --lengths 8192 --seed 43 --out "$OUT/ruler8k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_4k43)  # r = 8 with rank normalisation on the seed-43 4k samples, at 64 as with PL
       step "ruler 4k seed 43 r=8 rank float32 profile" \
         "$OUT/ruler4k_seed43/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b64/result.json" "$BIN" ruler \
@@ -158,7 +167,7 @@ for target in "${targets[@]}"; do
                   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
                   --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
                   --methods "$METHODS" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
        exit 2 ;;
   esac
 done
