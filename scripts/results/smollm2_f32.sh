@@ -28,7 +28,7 @@
 #               fidelity_layer_mean_f32
 #   r8rank_longbench  r = 8 rank with both profiles in longbench_pairs, decoded by this binary
 #   multi_news  the full multi_news file (200 samples, budget 256), r = 2 and 4 (SHARD=i/n runs a
-#               shard; then `ripplekv longbench-merge --out results/smollm2-135m-instruct/multi_news/runs`)
+#               shard; the last shard to finish merges them)
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
@@ -47,6 +47,15 @@ source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
 PLF=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 METHODS="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4"
 done_file() { echo "$1/ripple@profile=${PLF//\//_}_ratio=4_b$2/result.json"; }
+R8="ripple@profile=$PLF,ratio=8,normalize=rank"  # r = 8 with rank normalisation, and its done file:
+r8_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b$2/result.json"; }
+# The 13 English MiniLongBench tasks other than summarisation
+TASKS13=qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p
+multi_news() {  # multi_news NAME DONE_FILE METHODS: the 200 multi_news samples at budget 256 (SHARD=i/n)
+  step "$1" "$2" "$BIN" longbench --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
+    --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 \
+    --budgets 256 --methods "$3" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"}
+}
 ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
   local name=$1 out=$2 budgets=$3
   shift 3
@@ -83,14 +92,14 @@ for target in "${targets[@]}"; do
                  --seed 44 ;;
     longbench) step "longbench float32 profile" "$(done_file "$OUT/longbench/runs" 1024)" "$BIN" longbench \
                  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
-                 --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+                 --tasks "$TASKS13" \
                  --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 --methods "$METHODS" \
                  --out "$OUT/longbench/runs" ;;
     longbench_pairs)  # the same, with SnapKV, H2O and the bfloat16-profile runs decoded again by this binary
       PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
       step "longbench pairs" "$(done_file "$OUT/longbench_pairs/runs" 1024)" "$BIN" longbench \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
-        --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+        --tasks "$TASKS13" \
         --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
         --methods "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
         --out "$OUT/longbench_pairs/runs" ;;
@@ -103,14 +112,14 @@ for target in "${targets[@]}"; do
         --out "$OUT/longbench_summ_pairs/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_4k42)  # r = 8 with rank normalisation (and r = 4) in ruler4k_r8, seed 42, 4 samples per task
       step "ruler 4k r=8 rank float32 profile" \
-        "$OUT/ruler4k_r8/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        "$(r8_done "$OUT/ruler4k_r8/runs" 1024)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 4 --budgets 128,1024 \
-        --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler4k_r8/runs" ;;
+        --methods "ripple@profile=$PLF,ratio=4,$R8" --out "$OUT/ruler4k_r8/runs" ;;
     r8rank_4k44)  # r = 8 with rank normalisation on the seed-44 4k samples
       step "ruler 4k seed 44 r=8 rank float32 profile" \
-        "$OUT/ruler4k_seed44/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        "$(r8_done "$OUT/ruler4k_seed44/runs" 1024)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 44 \
-        --budgets 128,256,512,1024 --methods "ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --budgets 128,256,512,1024 --methods "$R8" \
         --out "$OUT/ruler4k_seed44/runs" ;;
     needle) step "needle float32 profile" "$OUT/needle/runs/ripple@profile=${PLF//\//_}_ratio=2_b128/result.json" \
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
@@ -118,33 +127,26 @@ for target in "${targets[@]}"; do
               --out "$OUT/needle/runs" ;;
     r8rank_8k)  # r = 8 with rank normalisation (and r = 4) in ruler8k_r8, seed 42, 4 samples per task
       step "ruler 8k r=8 rank float32 profile" \
-        "$OUT/ruler8k_r8/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        "$(r8_done "$OUT/ruler8k_r8/runs" 1024)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 4 --budgets 128,1024 \
-        --methods "ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --methods "ripple@profile=$PLF,ratio=4,$R8" \
         --out "$OUT/ruler8k_r8/runs" ${SHARD:+--shard "$SHARD"} ;;
     ruler8k_rest)  # the 8k budgets the PL runs had beyond 128 and 1024
-      step "ruler 8k 64-512 float32 profile" "$(done_file "$OUT/ruler8k/runs" 512)" "$BIN" ruler --model "$MODEL" \
-        --dtype bfloat16 "${threads[@]}" --samples 5 --budgets 64,256,512 --methods "$METHODS" --lengths 8192 \
-        --out "$OUT/ruler8k/runs" ${SHARD:+--shard "$SHARD"}
-      step "ruler 8k seed 43 256-512 float32 profile" "$(done_file "$OUT/ruler8k_seed43/runs" 512)" "$BIN" ruler \
-        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --samples 5 --budgets 256,512 --methods "$METHODS" \
-        --lengths 8192 --seed 43 --out "$OUT/ruler8k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
+      ruler "ruler 8k 64-512 float32 profile" "$OUT/ruler8k/runs" 64,256,512 --lengths 8192 \
+        ${SHARD:+--shard "$SHARD"}
+      ruler "ruler 8k seed 43 256-512 float32 profile" "$OUT/ruler8k_seed43/runs" 256,512 --lengths 8192 \
+        --seed 43 ${SHARD:+--shard "$SHARD"} ;;
     r8rank_4k43)  # r = 8 with rank normalisation on the seed-43 4k samples, at 64 as with PL
       step "ruler 4k seed 43 r=8 rank float32 profile" \
-        "$OUT/ruler4k_seed43/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b64/result.json" "$BIN" ruler \
+        "$(r8_done "$OUT/ruler4k_seed43/runs" 64)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 43 --budgets 64 \
-        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
+        --methods "$R8" --out "$OUT/ruler4k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_8k44)  # r = 8 with rank normalisation on the seed-44 8k samples
       step "ruler 8k seed 44 r=8 rank float32 profile" \
-        "$OUT/ruler8k_seed44/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+        "$(r8_done "$OUT/ruler8k_seed44/runs" 1024)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 44 --budgets 128,1024 \
-        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/ruler8k_seed44/runs" ${SHARD:+--shard "$SHARD"} ;;
-    r8rank_multi_news)  # r = 8 with rank normalisation on the 200 multi_news samples
-      step "multi_news 200 r=8 rank float32 profile" \
-        "$OUT/multi_news/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b256/result.json" "$BIN" longbench \
-        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
-        --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
-        --methods "ripple@profile=$PLF,ratio=8,normalize=rank" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
+        --methods "$R8" --out "$OUT/ruler8k_seed44/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8rank_multi_news) multi_news "multi_news 200 r=8 rank float32 profile" "$(r8_done "$OUT/multi_news/runs" 256)" "$R8" ;;
     r8rank_fidelity)  # into fidelity_layer_mean_f32, whose SnapKV and H2O this binary decoded (the
                       # bfloat16-profile folder's predate the kernels of 2026-12-01); resumes itself
       sweep=("$BIN" sweep --config configs/sweeps/smollm2_fidelity_layer_mean_r8_rank.ini --set "model=$MODEL"
@@ -157,16 +159,13 @@ for target in "${targets[@]}"; do
     r8rank_longbench)  # r = 8 rank with both profiles, beside longbench_pairs' runs (same binary)
       PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
       step "longbench pairs r=8 rank" \
-        "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" "$BIN" longbench \
+        "$(r8_done "$OUT/longbench_pairs/runs" 1024)" "$BIN" longbench \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
-        --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+        --tasks "$TASKS13" \
         --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
-        --methods "ripple@profile=$PL,ratio=8,normalize=rank,ripple@profile=$PLF,ratio=8,normalize=rank" \
+        --methods "ripple@profile=$PL,ratio=8,normalize=rank,$R8" \
         --out "$OUT/longbench_pairs/runs" ;;
-    multi_news) step "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$BIN" longbench \
-                  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/raw \
-                  --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
-                  --methods "$METHODS" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"} ;;
+    multi_news) multi_news "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$METHODS" ;;
     *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
        exit 2 ;;
   esac
