@@ -44,6 +44,7 @@ threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
 
+PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json       # the bfloat16 profile of the first runs
 PLF=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 METHODS="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4"
 done_file() { echo "$1/ripple@profile=${PLF//\//_}_ratio=4_b$2/result.json"; }
@@ -56,6 +57,11 @@ multi_news() {  # multi_news NAME DONE_FILE METHODS: the 200 multi_news samples 
     --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 \
     --budgets 256 --methods "$3" --out "$OUT/multi_news/runs" ${SHARD:+--shard "$SHARD"}
 }
+lb_pairs() {  # lb_pairs NAME DONE_FILE BUDGETS METHODS: the 13 tasks in longbench_pairs (this binary)
+  step "$1" "$2" "$BIN" longbench --model "$MODEL" --dtype bfloat16 "${threads[@]}" \
+    --data ../shared/data/longbench/mini --tasks "$TASKS13" --max-samples 6 --max-input-tokens 4096 \
+    --budgets "$3" --methods "$4" --out "$OUT/longbench_pairs/runs" ${SHARD:+--shard "$SHARD"}
+}
 ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
   local name=$1 out=$2 budgets=$3
   shift 3
@@ -64,7 +70,7 @@ ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
 }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -96,15 +102,9 @@ for target in "${targets[@]}"; do
                  --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 --methods "$METHODS" \
                  --out "$OUT/longbench/runs" ;;
     longbench_pairs)  # the same, with SnapKV, H2O and the bfloat16-profile runs decoded again by this binary
-      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
-      step "longbench pairs" "$(done_file "$OUT/longbench_pairs/runs" 1024)" "$BIN" longbench \
-        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
-        --tasks "$TASKS13" \
-        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
-        --methods "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
-        --out "$OUT/longbench_pairs/runs" ;;
+      lb_pairs "longbench pairs" "$(done_file "$OUT/longbench_pairs/runs" 1024)" 128,256,512,1024 \
+        "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" ;;
     summ_pairs)  # the summarisation tasks, baselines and both profiles' runs decoded by this binary
-      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
       step "summarisation pairs" "$(done_file "$OUT/longbench_summ_pairs/runs" 512)" "$BIN" longbench \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
         --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512 \
@@ -157,16 +157,23 @@ for target in "${targets[@]}"; do
         step "fidelity r=8 rank float32 profile" "" "${sweep[@]}"
       fi ;;
     r8rank_longbench)  # r = 8 rank with both profiles, beside longbench_pairs' runs (same binary)
-      PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json
-      step "longbench pairs r=8 rank" \
-        "$(r8_done "$OUT/longbench_pairs/runs" 1024)" "$BIN" longbench \
-        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
-        --tasks "$TASKS13" \
-        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
-        --methods "ripple@profile=$PL,ratio=8,normalize=rank,$R8" \
-        --out "$OUT/longbench_pairs/runs" ;;
+      lb_pairs "longbench pairs r=8 rank" "$(r8_done "$OUT/longbench_pairs/runs" 1024)" 128,256,512,1024 \
+        "ripple@profile=$PL,ratio=8,normalize=rank,$R8" ;;
+    lb64_pairs)  # budget 64 in longbench_pairs: every baseline and r = 2 with both profiles
+      lb_pairs "longbench pairs 64" "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=2_b64/result.json" 64 \
+        "snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,ripple@profile=$PL,ratio=2,ripple@profile=$PLF,ratio=2" ;;
+    r15_r8_longbench)  # r = 1.5 and r = 8 (min-max) with both profiles in longbench_pairs, at the
+                       # budgets of their bfloat16-profile runs (longbench/ and longbench_r8/)
+      lb_pairs "longbench pairs r=1.5 and r=8" \
+        "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=8_b512/result.json" 128,256,512 \
+        "ripple@profile=$PL,ratio=1.5,ripple@profile=$PLF,ratio=1.5,ripple@profile=$PL,ratio=8,ripple@profile=$PLF,ratio=8" ;;
+    r15_ruler4k)  # r = 1.5 beside its bfloat16-profile run in ruler/ (seed 42, 128-512)
+      step "ruler 4k r=1.5 float32 profile" \
+        "$OUT/ruler/runs/ripple@profile=${PLF//\//_}_ratio=1.5_b512/result.json" "$BIN" ruler \
+        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --budgets 128,256,512 \
+        --methods "ripple@profile=$PLF,ratio=1.5" --out "$OUT/ruler/runs" ${SHARD:+--shard "$SHARD"} ;;
     multi_news) multi_news "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$METHODS" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench or multi_news)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench or r15_ruler4k)" >&2
        exit 2 ;;
   esac
 done
