@@ -5,7 +5,7 @@
 # teacher-forced tokens) for full, snapkv, pyramidkv, h2o and ripple (r = 1.5 and 2) at
 # budgets 128 and 256, one prefill per text for all of them; then the same profile with
 # layer_mean noise and its ripple runs, RULER 4k on a subset (all baselines) and on new samples,
-# RULER 8k and 16k on subsets, LongBench on 96 samples cut to 4k tokens, and the tables. Rerun to resume: a finished profile or
+# RULER 8k, 16k and 32k on subsets, LongBench on 96 samples cut to 4k tokens, and the tables. Rerun to resume: a finished profile or
 # fidelity run is kept.
 #   scripts/results/qwen_subset.sh
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
@@ -189,6 +189,16 @@ step "ruler 16k seed 43 float32 profile" "$(plf_done "$OUT/ruler16k_seed43/runs"
 step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs")" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
   --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
+# RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42 and
+# 43, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
+# 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
+Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
+step "ruler 32k" "$(plf_done "$OUT/ruler32k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 32768 --samples 1 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
+  --out "$OUT/ruler32k/runs"
+step "ruler 32k seed 43" "$(plf_done "$OUT/ruler32k_seed43/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 32768 --samples 1 --seed 43 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
+  --out "$OUT/ruler32k_seed43/runs"
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
@@ -209,6 +219,8 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
+"$BIN" table --runs "$OUT/ruler32k/runs" --out "$OUT/ruler32k/tables"
+"$BIN" table --runs "$OUT/ruler32k_seed43/runs" --out "$OUT/ruler32k_seed43/tables"
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
-BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k
+BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen32k

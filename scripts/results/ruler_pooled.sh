@@ -15,7 +15,9 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
 #           samples of 6 tasks, 24 in all), every method run on all three
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k ...]   (default: all seven)
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over two sample sets (seeds 42, 43: 1 + 1 sample of the
+#           same 6 tasks, 12 in all), with the float32 profile only
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k ...]   (default: all eight)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +25,7 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k)
 for target in "${targets[@]}"; do
   seed44=  # a third sample set, pooled at the budgets it ran (budgets44)
   case $target in
@@ -37,7 +39,8 @@ for target in "${targets[@]}"; do
     qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
     qwen16k) seed42=$Q/ruler16k/runs; seed43=$Q/ruler16k_seed43/runs; seed44=$Q/ruler16k_seed44/runs
              budgets44=" 256 1024 "; out=$Q/ruler16k_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k or qwen16k)" >&2; exit 2 ;;
+    qwen32k) seed42=$Q/ruler32k/runs; seed43=$Q/ruler32k_seed43/runs; out=$Q/ruler32k_pooled ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k or qwen32k)" >&2; exit 2 ;;
   esac
   runs=()
   dirs=("$seed42"/* "$seed43"/*)
