@@ -29,6 +29,11 @@
 #   r8rank_longbench  r = 8 rank with both profiles in longbench_pairs, decoded by this binary
 #   multi_news  the full multi_news file (200 samples, budget 256), r = 2 and 4 (SHARD=i/n runs a
 #               shard; the last shard to finish merges them)
+#   lb64_pairs  budget 64 in longbench_pairs: the six baselines and r = 2 with both profiles
+#   r15_r8_longbench  r = 1.5 and r = 8 min-max with both profiles in longbench_pairs (128-512)
+#   r15_ruler4k r = 1.5 beside its bfloat16-profile run in ruler/ (seed 42, 128-512)
+#   r8mm_ruler4k, r8mm_ruler8k  r = 8 min-max on the seed-42 and seed-43 RULER samples at the
+#               budgets of r = 2 and 4 (SHARD=i/n)
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
@@ -62,15 +67,19 @@ lb_pairs() {  # lb_pairs NAME DONE_FILE BUDGETS METHODS: the 13 tasks in longben
     --data ../shared/data/longbench/mini --tasks "$TASKS13" --max-samples 6 --max-input-tokens 4096 \
     --budgets "$3" --methods "$4" --out "$OUT/longbench_pairs/runs" ${SHARD:+--shard "$SHARD"}
 }
-ruler() {  # ruler NAME OUT_DIR BUDGETS ARGS...
-  local name=$1 out=$2 budgets=$3
-  shift 3
-  step "$name" "$(done_file "$out" "${budgets##*,}")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-    "${threads[@]}" --samples 5 --budgets "$budgets" --methods "$METHODS" --out "$out" "$@"
+ruler_with() {  # ruler_with METHODS DONE_FN NAME OUT_DIR BUDGETS ARGS...: 5 samples per task
+  local methods=$1 done_fn=$2 name=$3 out=$4 budgets=$5
+  shift 5
+  step "$name" "$("$done_fn" "$out" "${budgets##*,}")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+    "${threads[@]}" --samples 5 --budgets "$budgets" --methods "$methods" --out "$out" "$@"
 }
+ruler() { ruler_with "$METHODS" done_file "$@"; }  # ruler NAME OUT_DIR BUDGETS ARGS...: r = 2 and 4
+R8MM="ripple@profile=$PLF,ratio=8"  # r = 8 min-max, the best ratio of SmolLM2's fidelity ablation
+r8mm_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_b$2/result.json"; }
+ruler_r8mm() { ruler_with "$R8MM" r8mm_done "$@"; }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -172,8 +181,18 @@ for target in "${targets[@]}"; do
         "$OUT/ruler/runs/ripple@profile=${PLF//\//_}_ratio=1.5_b512/result.json" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --budgets 128,256,512 \
         --methods "ripple@profile=$PLF,ratio=1.5" --out "$OUT/ruler/runs" ${SHARD:+--shard "$SHARD"} ;;
+    r8mm_ruler4k)  # r = 8 min-max beside r = 2 and 4 on the seed-42 and seed-43 4k samples
+      ruler_r8mm "ruler 4k r=8 float32 profile" "$OUT/ruler/runs" 64,128,256,512,1024 --lengths 4096 \
+        ${SHARD:+--shard "$SHARD"}
+      ruler_r8mm "ruler 4k seed 43 r=8 float32 profile" "$OUT/ruler4k_seed43/runs" 64,128,256,512,1024 \
+        --lengths 4096 --seed 43 ${SHARD:+--shard "$SHARD"} ;;
+    r8mm_ruler8k)  # the same at 8k, at the budgets r = 2 and 4 ran there
+      ruler_r8mm "ruler 8k r=8 float32 profile" "$OUT/ruler8k/runs" 64,128,256,512,1024 --lengths 8192 \
+        ${SHARD:+--shard "$SHARD"}
+      ruler_r8mm "ruler 8k seed 43 r=8 float32 profile" "$OUT/ruler8k_seed43/runs" 128,256,512,1024 \
+        --lengths 8192 --seed 43 ${SHARD:+--shard "$SHARD"} ;;
     multi_news) multi_news "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$METHODS" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench or r15_ruler4k)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k or r8mm_ruler8k)" >&2
        exit 2 ;;
   esac
 done
