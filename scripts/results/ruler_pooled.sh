@@ -5,8 +5,8 @@
 #   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
 #           h2o/streamingllm selectors with ripple budgets are left out; at 8k budget 64 is on
 #           seed 42 only, for every method), with the bfloat16 and the float32 layer_mean
-#           profiles (smollm2_f32.sh; the float32 one at 8k at budgets 128 and 1024 only, and
-#           in 4k3 and 8k3 too)
+#           profiles (smollm2_f32.sh; in 4k3 and 8k3 too), and r = 8 min-max with the float32
+#           one (run on seeds 42 and 43 only, so not in 4k3 and 8k3)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
 #           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
@@ -54,6 +54,8 @@ for target in "${targets[@]}"; do
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;      # SmolLM2, bf16
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=[24]_b*) runs+=("$dir") ;;  # and f32
+      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=8_b*)  # r=8 min-max: seeds 42, 43
+        if [ -z "$seed44" ]; then runs+=("$dir"); fi ;;
       ripple@profile=*8x512_*_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen, bf16
       ripple@profile=*8x512_*_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # and f32 profiles
     esac
