@@ -189,8 +189,8 @@ step "ruler 16k seed 43 float32 profile" "$(plf_done "$OUT/ruler16k_seed43/runs"
 step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs")" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
   --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
-# RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42 and
-# 43, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
+# RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42,
+# 43 and 44, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
 step "ruler 32k" "$(plf_done "$OUT/ruler32k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
@@ -199,6 +199,9 @@ step "ruler 32k" "$(plf_done "$OUT/ruler32k/runs")" "$BIN" ruler --model "$MODEL
 step "ruler 32k seed 43" "$(plf_done "$OUT/ruler32k_seed43/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 32768 --samples 1 --seed 43 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
   --out "$OUT/ruler32k_seed43/runs"
+step "ruler 32k seed 44" "$(plf_done "$OUT/ruler32k_seed44/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  "${threads[@]}" --lengths 32768 --samples 1 --seed 44 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
+  --out "$OUT/ruler32k_seed44/runs"
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
@@ -221,6 +224,7 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
 "$BIN" table --runs "$OUT/ruler32k/runs" --out "$OUT/ruler32k/tables"
 "$BIN" table --runs "$OUT/ruler32k_seed43/runs" --out "$OUT/ruler32k_seed43/tables"
+"$BIN" table --runs "$OUT/ruler32k_seed44/runs" --out "$OUT/ruler32k_seed44/tables"
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen32k

@@ -33,7 +33,7 @@
 #   r15_r8_longbench  r = 1.5 and r = 8 min-max with both profiles in longbench_pairs (128-512)
 #   r15_ruler4k r = 1.5 beside its bfloat16-profile run in ruler/ (seed 42, 128-512)
 #   r8mm_ruler4k, r8mm_ruler8k  r = 8 min-max on the seed-42 and seed-43 RULER samples at the
-#               budgets of r = 2 and 4 (SHARD=i/n)
+#               budgets of r = 2 and 4 (SHARD=i/n); r8mm_seed44 the same on the seed-44 samples
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
@@ -79,7 +79,7 @@ r8mm_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_b$2/result.json"; }
 ruler_r8mm() { ruler_with "$R8MM" r8mm_done "$@"; }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -191,8 +191,13 @@ for target in "${targets[@]}"; do
         ${SHARD:+--shard "$SHARD"}
       ruler_r8mm "ruler 8k seed 43 r=8 float32 profile" "$OUT/ruler8k_seed43/runs" 128,256,512,1024 \
         --lengths 8192 --seed 43 ${SHARD:+--shard "$SHARD"} ;;
+    r8mm_seed44)  # r = 8 min-max on the seed-44 samples: 4k at 128-1024, 8k at 128 and 1024
+      ruler_r8mm "ruler 4k seed 44 r=8 float32 profile" "$OUT/ruler4k_seed44/runs" 128,256,512,1024 \
+        --lengths 4096 --seed 44 ${SHARD:+--shard "$SHARD"}
+      ruler_r8mm "ruler 8k seed 44 r=8 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
+        --seed 44 ${SHARD:+--shard "$SHARD"} ;;
     multi_news) multi_news "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$METHODS" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k or r8mm_ruler8k)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k or r8mm_seed44)" >&2
        exit 2 ;;
   esac
 done
