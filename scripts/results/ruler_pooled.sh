@@ -6,7 +6,7 @@
 #           h2o/streamingllm selectors with ripple budgets are left out; at 8k budget 64 is on
 #           seed 42 only, for every method), with the bfloat16 and the float32 layer_mean
 #           profiles (smollm2_f32.sh; in 4k3 and 8k3 too), and r = 8 min-max with the float32
-#           one (run on seeds 42 and 43 only, so not in 4k3 and 8k3)
+#           one (smollm2_f32.sh r8mm_ruler4k, r8mm_ruler8k and r8mm_seed44)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
 #           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
@@ -15,8 +15,8 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
 #           samples of 6 tasks, 24 in all), every method run on all three
-#   qwen32k: Qwen2.5-Coder-1.5B at 32k over two sample sets (seeds 42, 43: 1 + 1 sample of the
-#           same 6 tasks, 12 in all), with the float32 profile only
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over three sample sets (seeds 42, 43, 44: 1 sample each
+#           of the same 6 tasks, 18 in all), with the float32 profile only
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k ...]   (default: all eight)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
@@ -39,7 +39,8 @@ for target in "${targets[@]}"; do
     qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
     qwen16k) seed42=$Q/ruler16k/runs; seed43=$Q/ruler16k_seed43/runs; seed44=$Q/ruler16k_seed44/runs
              budgets44=" 256 1024 "; out=$Q/ruler16k_pooled ;;
-    qwen32k) seed42=$Q/ruler32k/runs; seed43=$Q/ruler32k_seed43/runs; out=$Q/ruler32k_pooled ;;
+    qwen32k) seed42=$Q/ruler32k/runs; seed43=$Q/ruler32k_seed43/runs; seed44=$Q/ruler32k_seed44/runs
+             budgets44=" 256 1024 "; out=$Q/ruler32k_pooled ;;
     *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k or qwen32k)" >&2; exit 2 ;;
   esac
   runs=()
@@ -53,9 +54,7 @@ for target in "${targets[@]}"; do
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
       ripple@profile=*layer_mean_eps0.1_seed0_texts0-7.json_ratio=[24]_b*) runs+=("$dir") ;;      # SmolLM2, bf16
-      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=[24]_b*) runs+=("$dir") ;;  # and f32
-      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=8_b*)  # r=8 min-max: seeds 42, 43
-        if [ -z "$seed44" ]; then runs+=("$dir"); fi ;;
+      ripple@profile=*layer_mean_eps0.1_seed0_texts0-7_f32.json_ratio=[248]_b*) runs+=("$dir") ;; # and f32
       ripple@profile=*8x512_*_layer_mean.json_ratio=2_b*) runs+=("$dir") ;;                # Qwen, bf16
       ripple@profile=*8x512_*_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # and f32 profiles
     esac
