@@ -193,15 +193,12 @@ step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs"
 # 43 and 44, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
-step "ruler 32k" "$(plf_done "$OUT/ruler32k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-  "${threads[@]}" --lengths 32768 --samples 1 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
-  --out "$OUT/ruler32k/runs"
-step "ruler 32k seed 43" "$(plf_done "$OUT/ruler32k_seed43/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-  "${threads[@]}" --lengths 32768 --samples 1 --seed 43 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
-  --out "$OUT/ruler32k_seed43/runs"
-step "ruler 32k seed 44" "$(plf_done "$OUT/ruler32k_seed44/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-  "${threads[@]}" --lengths 32768 --samples 1 --seed 44 --tasks $T16 --budgets 256,1024 --methods "$Q32_METHODS" \
-  --out "$OUT/ruler32k_seed44/runs"
+for set in ruler32k: ruler32k_seed43:43 ruler32k_seed44:44; do  # FOLDER:SEED (seed 42, the default, unset)
+  dir=${set%%:*} seed=${set#*:}
+  step "ruler 32k${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+    "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T16 --budgets 256,1024 \
+    --methods "$Q32_METHODS" --out "$OUT/$dir/runs"
+done
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \
@@ -222,9 +219,7 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
-"$BIN" table --runs "$OUT/ruler32k/runs" --out "$OUT/ruler32k/tables"
-"$BIN" table --runs "$OUT/ruler32k_seed43/runs" --out "$OUT/ruler32k_seed43/tables"
-"$BIN" table --runs "$OUT/ruler32k_seed44/runs" --out "$OUT/ruler32k_seed44/tables"
+for dir in ruler32k ruler32k_seed43 ruler32k_seed44; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen32k

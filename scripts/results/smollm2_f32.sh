@@ -52,9 +52,10 @@ source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
 PL=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7.json       # the bfloat16 profile of the first runs
 PLF=$OUT/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 METHODS="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4"
-done_file() { echo "$1/ripple@profile=${PLF//\//_}_ratio=4_b$2/result.json"; }
-R8="ripple@profile=$PLF,ratio=8,normalize=rank"  # r = 8 with rank normalisation, and its done file:
-r8_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b$2/result.json"; }
+# The result file of a PLF run, the step's done file: plf_done DIR BUDGET [SPEC] (SPEC: what follows the
+# profile in the run's folder name; default ratio=4, the last run of METHODS)
+plf_done() { echo "$1/ripple@profile=${PLF//\//_}_${3:-ratio=4}_b$2/result.json"; }
+R8="ripple@profile=$PLF,ratio=8,normalize=rank"  # r = 8 with rank normalisation
 # The 13 English MiniLongBench tasks other than summarisation
 TASKS13=qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p
 multi_news() {  # multi_news NAME DONE_FILE METHODS: the 200 multi_news samples at budget 256 (SHARD=i/n)
@@ -67,16 +68,15 @@ lb_pairs() {  # lb_pairs NAME DONE_FILE BUDGETS METHODS: the 13 tasks in longben
     --data ../shared/data/longbench/mini --tasks "$TASKS13" --max-samples 6 --max-input-tokens 4096 \
     --budgets "$3" --methods "$4" --out "$OUT/longbench_pairs/runs" ${SHARD:+--shard "$SHARD"}
 }
-ruler_with() {  # ruler_with METHODS DONE_FN NAME OUT_DIR BUDGETS ARGS...: 5 samples per task
-  local methods=$1 done_fn=$2 name=$3 out=$4 budgets=$5
+ruler_with() {  # ruler_with METHODS DONE_SPEC NAME OUT_DIR BUDGETS ARGS...: 5 samples per task
+  local methods=$1 spec=$2 name=$3 out=$4 budgets=$5
   shift 5
-  step "$name" "$("$done_fn" "$out" "${budgets##*,}")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+  step "$name" "$(plf_done "$out" "${budgets##*,}" "$spec")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
     "${threads[@]}" --samples 5 --budgets "$budgets" --methods "$methods" --out "$out" "$@"
 }
-ruler() { ruler_with "$METHODS" done_file "$@"; }  # ruler NAME OUT_DIR BUDGETS ARGS...: r = 2 and 4
+ruler() { ruler_with "$METHODS" ratio=4 "$@"; }  # ruler NAME OUT_DIR BUDGETS ARGS...: r = 2 and 4
 R8MM="ripple@profile=$PLF,ratio=8"  # r = 8 min-max, the best ratio of SmolLM2's fidelity ablation
-r8mm_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_b$2/result.json"; }
-ruler_r8mm() { ruler_with "$R8MM" r8mm_done "$@"; }
+ruler_r8mm() { ruler_with "$R8MM" ratio=8 "$@"; }
 
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44)
@@ -105,38 +105,38 @@ for target in "${targets[@]}"; do
                  --lengths 4096 --seed 44 ;;
     ruler8k44) ruler "ruler 8k seed 44 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
                  --seed 44 ;;
-    longbench) step "longbench float32 profile" "$(done_file "$OUT/longbench/runs" 1024)" "$BIN" longbench \
+    longbench) step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs" 1024)" "$BIN" longbench \
                  --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
                  --tasks "$TASKS13" \
                  --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 --methods "$METHODS" \
                  --out "$OUT/longbench/runs" ;;
     longbench_pairs)  # the same, with SnapKV, H2O and the bfloat16-profile runs decoded again by this binary
-      lb_pairs "longbench pairs" "$(done_file "$OUT/longbench_pairs/runs" 1024)" 128,256,512,1024 \
+      lb_pairs "longbench pairs" "$(plf_done "$OUT/longbench_pairs/runs" 1024)" 128,256,512,1024 \
         "snapkv,h2o,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" ;;
     summ_pairs)  # the summarisation tasks, baselines and both profiles' runs decoded by this binary
-      step "summarisation pairs" "$(done_file "$OUT/longbench_summ_pairs/runs" 512)" "$BIN" longbench \
+      step "summarisation pairs" "$(plf_done "$OUT/longbench_summ_pairs/runs" 512)" "$BIN" longbench \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
         --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512 \
         --methods "snapkv,h2o,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=4,$METHODS" \
         --out "$OUT/longbench_summ_pairs/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_4k42)  # r = 8 with rank normalisation (and r = 4) in ruler4k_r8, seed 42, 4 samples per task
       step "ruler 4k r=8 rank float32 profile" \
-        "$(r8_done "$OUT/ruler4k_r8/runs" 1024)" "$BIN" ruler \
+        "$(plf_done "$OUT/ruler4k_r8/runs" 1024 ratio=8_normalize=rank)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 4 --budgets 128,1024 \
         --methods "ripple@profile=$PLF,ratio=4,$R8" --out "$OUT/ruler4k_r8/runs" ;;
     r8rank_4k44)  # r = 8 with rank normalisation on the seed-44 4k samples
       step "ruler 4k seed 44 r=8 rank float32 profile" \
-        "$(r8_done "$OUT/ruler4k_seed44/runs" 1024)" "$BIN" ruler \
+        "$(plf_done "$OUT/ruler4k_seed44/runs" 1024 ratio=8_normalize=rank)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 44 \
         --budgets 128,256,512,1024 --methods "$R8" \
         --out "$OUT/ruler4k_seed44/runs" ;;
-    needle) step "needle float32 profile" "$OUT/needle/runs/ripple@profile=${PLF//\//_}_ratio=2_b128/result.json" \
+    needle) step "needle float32 profile" "$(plf_done "$OUT/needle/runs" 128 ratio=2)" \
               "$BIN" needle --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 1024,2048,4096,8192 \
               --depths 0,25,50,75,100 --budgets 128 --methods "ripple@profile=$PLF,ratio=2" \
               --out "$OUT/needle/runs" ;;
     r8rank_8k)  # r = 8 with rank normalisation (and r = 4) in ruler8k_r8, seed 42, 4 samples per task
       step "ruler 8k r=8 rank float32 profile" \
-        "$(r8_done "$OUT/ruler8k_r8/runs" 1024)" "$BIN" ruler \
+        "$(plf_done "$OUT/ruler8k_r8/runs" 1024 ratio=8_normalize=rank)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 4 --budgets 128,1024 \
         --methods "ripple@profile=$PLF,ratio=4,$R8" \
         --out "$OUT/ruler8k_r8/runs" ${SHARD:+--shard "$SHARD"} ;;
@@ -147,15 +147,15 @@ for target in "${targets[@]}"; do
         --seed 43 ${SHARD:+--shard "$SHARD"} ;;
     r8rank_4k43)  # r = 8 with rank normalisation on the seed-43 4k samples, at 64 as with PL
       step "ruler 4k seed 43 r=8 rank float32 profile" \
-        "$(r8_done "$OUT/ruler4k_seed43/runs" 64)" "$BIN" ruler \
+        "$(plf_done "$OUT/ruler4k_seed43/runs" 64 ratio=8_normalize=rank)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --seed 43 --budgets 64 \
         --methods "$R8" --out "$OUT/ruler4k_seed43/runs" ${SHARD:+--shard "$SHARD"} ;;
     r8rank_8k44)  # r = 8 with rank normalisation on the seed-44 8k samples
       step "ruler 8k seed 44 r=8 rank float32 profile" \
-        "$(r8_done "$OUT/ruler8k_seed44/runs" 1024)" "$BIN" ruler \
+        "$(plf_done "$OUT/ruler8k_seed44/runs" 1024 ratio=8_normalize=rank)" "$BIN" ruler \
         --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 44 --budgets 128,1024 \
         --methods "$R8" --out "$OUT/ruler8k_seed44/runs" ${SHARD:+--shard "$SHARD"} ;;
-    r8rank_multi_news) multi_news "multi_news 200 r=8 rank float32 profile" "$(r8_done "$OUT/multi_news/runs" 256)" "$R8" ;;
+    r8rank_multi_news) multi_news "multi_news 200 r=8 rank float32 profile" "$(plf_done "$OUT/multi_news/runs" 256 ratio=8_normalize=rank)" "$R8" ;;
     r8rank_fidelity)  # into fidelity_layer_mean_f32, whose SnapKV and H2O this binary decoded (the
                       # bfloat16-profile folder's predate the kernels of 2026-12-01); resumes itself
       sweep=("$BIN" sweep --config configs/sweeps/smollm2_fidelity_layer_mean_r8_rank.ini --set "model=$MODEL"
@@ -166,21 +166,19 @@ for target in "${targets[@]}"; do
         step "fidelity r=8 rank float32 profile" "" "${sweep[@]}"
       fi ;;
     r8rank_longbench)  # r = 8 rank with both profiles, beside longbench_pairs' runs (same binary)
-      lb_pairs "longbench pairs r=8 rank" "$(r8_done "$OUT/longbench_pairs/runs" 1024)" 128,256,512,1024 \
+      lb_pairs "longbench pairs r=8 rank" "$(plf_done "$OUT/longbench_pairs/runs" 1024 ratio=8_normalize=rank)" 128,256,512,1024 \
         "ripple@profile=$PL,ratio=8,normalize=rank,$R8" ;;
     lb64_pairs)  # budget 64 in longbench_pairs: every baseline and r = 2 with both profiles
-      lb_pairs "longbench pairs 64" "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=2_b64/result.json" 64 \
+      lb_pairs "longbench pairs 64" "$(plf_done "$OUT/longbench_pairs/runs" 64 ratio=2)" 64 \
         "snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,ripple@profile=$PL,ratio=2,ripple@profile=$PLF,ratio=2" ;;
     r15_r8_longbench)  # r = 1.5 and r = 8 (min-max) with both profiles in longbench_pairs, at the
                        # budgets of their bfloat16-profile runs (longbench/ and longbench_r8/)
       lb_pairs "longbench pairs r=1.5 and r=8" \
-        "$OUT/longbench_pairs/runs/ripple@profile=${PLF//\//_}_ratio=8_b512/result.json" 128,256,512 \
+        "$(plf_done "$OUT/longbench_pairs/runs" 512 ratio=8)" 128,256,512 \
         "ripple@profile=$PL,ratio=1.5,ripple@profile=$PLF,ratio=1.5,ripple@profile=$PL,ratio=8,ripple@profile=$PLF,ratio=8" ;;
     r15_ruler4k)  # r = 1.5 beside its bfloat16-profile run in ruler/ (seed 42, 128-512)
-      step "ruler 4k r=1.5 float32 profile" \
-        "$OUT/ruler/runs/ripple@profile=${PLF//\//_}_ratio=1.5_b512/result.json" "$BIN" ruler \
-        --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 5 --budgets 128,256,512 \
-        --methods "ripple@profile=$PLF,ratio=1.5" --out "$OUT/ruler/runs" ${SHARD:+--shard "$SHARD"} ;;
+      ruler_with "ripple@profile=$PLF,ratio=1.5" ratio=1.5 "ruler 4k r=1.5 float32 profile" "$OUT/ruler/runs" \
+        128,256,512 --lengths 4096 ${SHARD:+--shard "$SHARD"} ;;
     r8mm_ruler4k)  # r = 8 min-max beside r = 2 and 4 on the seed-42 and seed-43 4k samples
       ruler_r8mm "ruler 4k r=8 float32 profile" "$OUT/ruler/runs" 64,128,256,512,1024 --lengths 4096 \
         ${SHARD:+--shard "$SHARD"}
@@ -196,7 +194,7 @@ for target in "${targets[@]}"; do
         --lengths 4096 --seed 44 ${SHARD:+--shard "$SHARD"}
       ruler_r8mm "ruler 8k seed 44 r=8 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
         --seed 44 ${SHARD:+--shard "$SHARD"} ;;
-    multi_news) multi_news "multi_news 200 float32 profile" "$(done_file "$OUT/multi_news/runs" 256)" "$METHODS" ;;
+    multi_news) multi_news "multi_news 200 float32 profile" "$(plf_done "$OUT/multi_news/runs" 256)" "$METHODS" ;;
     *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k or r8mm_seed44)" >&2
        exit 2 ;;
   esac
