@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# RULER tables pooled over two sample sets (seed 42 and seed 43), for the methods run on both:
-# `ripplekv table --pool` over the two run folders, leaving out the variants run on one set
-# only, whose rows could not be paired with the pooled ones.
+# RULER tables pooled over sample sets (seeds 42, 43, ...), for the methods run on all of them:
+# `ripplekv table --pool` over the sets' run folders, leaving out the variants run on one set
+# only, whose rows could not be paired with the pooled ones. With more than two sets, only the
+# budgets every set ran are pooled.
 #   4k, 8k: SmolLM2, 110 samples per length (the seed-42-only `merged` profile, r = 1.5 and the
 #           h2o/streamingllm selectors with ripple budgets are left out; at 8k budget 64 is on
 #           seed 42 only, for every method), with the bfloat16 and the float32 layer_mean
@@ -15,8 +16,8 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
 #           samples of 6 tasks, 24 in all), every method run on all three
-#   qwen32k: Qwen2.5-Coder-1.5B at 32k over three sample sets (seeds 42, 43, 44: 1 sample each
-#           of the same 6 tasks, 18 in all), with the float32 profile only
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over five sample sets (seeds 42 to 46: 1 sample each of
+#           the same 6 tasks, 30 in all), with the float32 profile only
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k ...]   (default: all eight)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
@@ -27,29 +28,25 @@ Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k)
 for target in "${targets[@]}"; do
-  seed44=  # a third sample set, pooled at the budgets it ran (budgets44)
+  budgets=  # with more than two sets: the budgets all of them ran (others are left out)
   case $target in
-    4k) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; out=$S/ruler4k_pooled ;;
-    4k3) seed42=$S/ruler/runs; seed43=$S/ruler4k_seed43/runs; seed44=$S/ruler4k_seed44/runs
-         budgets44=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
-    8k3) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; seed44=$S/ruler8k_seed44/runs
-         budgets44=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
-    8k) seed42=$S/ruler8k/runs; seed43=$S/ruler8k_seed43/runs; out=$S/ruler8k_pooled ;;
-    qwen4k) seed42=$Q/ruler4k/runs; seed43=$Q/ruler4k_seed43/runs; out=$Q/ruler4k_pooled ;;
-    qwen8k) seed42=$Q/ruler8k/runs; seed43=$Q/ruler8k_seed43/runs; out=$Q/ruler8k_pooled ;;
-    qwen16k) seed42=$Q/ruler16k/runs; seed43=$Q/ruler16k_seed43/runs; seed44=$Q/ruler16k_seed44/runs
-             budgets44=" 256 1024 "; out=$Q/ruler16k_pooled ;;
-    qwen32k) seed42=$Q/ruler32k/runs; seed43=$Q/ruler32k_seed43/runs; seed44=$Q/ruler32k_seed44/runs
-             budgets44=" 256 1024 "; out=$Q/ruler32k_pooled ;;
+    4k) sets=($S/ruler $S/ruler4k_seed43); out=$S/ruler4k_pooled ;;
+    4k3) sets=($S/ruler $S/ruler4k_seed43 $S/ruler4k_seed44); budgets=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
+    8k) sets=($S/ruler8k $S/ruler8k_seed43); out=$S/ruler8k_pooled ;;
+    8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
+    qwen4k) sets=($Q/ruler4k $Q/ruler4k_seed43); out=$Q/ruler4k_pooled ;;
+    qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
+    qwen16k) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
+    qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
     *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k or qwen32k)" >&2; exit 2 ;;
   esac
+  dirs=()
+  for set in "${sets[@]}"; do dirs+=("$set"/runs/*); done
   runs=()
-  dirs=("$seed42"/* "$seed43"/*)
-  if [ -n "$seed44" ]; then dirs+=("$seed44"/*); fi
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
-    if [ -n "$seed44" ] && [ "$name" != full ]; then  # only the budgets all three sets ran
-      case $budgets44 in *" ${name##*_b} "*) ;; *) continue ;; esac
+    if [ -n "$budgets" ] && [ "$name" != full ]; then
+      case $budgets in *" ${name##*_b} "*) ;; *) continue ;; esac
     fi
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
