@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Paired difference of two scored run folders (RULER, needle or LongBench), A minus B, with a 95%
+percentile-bootstrap interval computed as `ripplekv table` computes its paired intervals: the
+Avg is the mean of the column (task) means, and each column's samples are resampled on their own
+(2000 resamples). For pairs `ripplekv table` does not print, e.g. two RippleKV variants:
+
+    .venv/bin/python scripts/results/run_pair.py RUNS/ripple@..._b1024 RUNS/ripple_prompt@..._b1024 [...]
+
+Give several A B pairs in a row to print one line per pair. Both folders must hold the same
+columns and sample ids (the same samples, scored); a pair is a "tie" when its interval holds 0.
+The mean equals the table's Avg difference; the interval's resamples are NumPy's (seed 0), so
+its ends can differ from the table's in the second decimal.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def columns(run_dir):
+    path = os.path.join(run_dir, "sample_scores.json")
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        if data.get("format") != "ripplekv-sample-scores":
+            raise ValueError("not a ripplekv-sample-scores file")
+        return {name: dict(zip(c["ids"], c["scores"])) for name, c in data["columns"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"run_pair.py: {path}: cannot read it ({e}); give a scored run folder "
+                 "(`ripplekv ruler`, `needle` and `longbench` write sample_scores.json when every sample is done)")
+
+
+def paired(a_dir, b_dir, resamples, seed):
+    a, b = columns(a_dir), columns(b_dir)
+    if sorted(a) != sorted(b):
+        sys.exit(f"run_pair.py: {a_dir} and {b_dir} hold different columns ({sorted(set(a) ^ set(b))}); "
+                 "pair runs of the same tasks and lengths")
+    diffs = []
+    for name in sorted(a):
+        if sorted(a[name]) != sorted(b[name]):
+            sys.exit(f"run_pair.py: column {name}: {a_dir} and {b_dir} hold different sample ids; "
+                     "pair runs on the same samples (same --seed, --samples and shard)")
+        ids = sorted(a[name])
+        diffs.append(np.array([a[name][i] - b[name][i] for i in ids]))
+    mean = float(np.mean([d.mean() for d in diffs]))
+    rng = np.random.default_rng(seed)
+    boot = np.zeros(resamples)
+    for d in diffs:  # each column resampled on its own; the Avg is the mean of column means
+        boot += d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(axis=1)
+    boot /= len(diffs)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return mean, float(lo), float(hi), sum(len(d) for d in diffs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="+", help="A B [A B ...]: run folders, paired in order")
+    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    if len(args.runs) % 2:
+        ap.error("give run folders in pairs: A B [A B ...]")
+    print("| A | B | samples | A - B | 95% CI | verdict |\n|---|---|---|---|---|---|")
+    for a_dir, b_dir in zip(args.runs[0::2], args.runs[1::2]):
+        mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed)
+        verdict = "tie" if lo <= 0 <= hi else ("A wins" if lo > 0 else "B wins")
+        print(f"| {os.path.basename(os.path.normpath(a_dir))} | {os.path.basename(os.path.normpath(b_dir))} | {n} | "
+              f"{mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
+
+
+if __name__ == "__main__":
+    main()
