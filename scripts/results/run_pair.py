@@ -8,6 +8,8 @@ Avg is the mean of the column (task) means, and each column's samples are resamp
 
 Give several A B pairs in a row to print one line per pair. Both folders must hold the same
 columns and sample ids (the same samples, scored); a pair is a "tie" when its interval holds 0.
+To pool sample sets (as `ripplekv table --pool`), give A and B as colon-separated folder lists,
+one folder per set in the same order on both sides (RUNS42/x:RUNS43/x RUNS42/y:RUNS43/y).
 The mean equals the table's Avg difference; the interval's resamples are NumPy's (seed 0), so
 its ends can differ from the table's in the second decimal.
 """
@@ -32,8 +34,30 @@ def columns(run_dir):
                  "(`ripplekv ruler`, `needle` and `longbench` write sample_scores.json when every sample is done)")
 
 
+def pooled_columns(arg):
+    """Columns of one folder, or of colon-separated folders pooled (ids prefixed by the set's index)."""
+    dirs = arg.split(":")
+    if len(dirs) == 1:
+        return columns(dirs[0])
+    out = {}
+    for i, d in enumerate(dirs):
+        for name, c in columns(d).items():
+            out.setdefault(name, {}).update({f"{i}/{k}": v for k, v in c.items()})
+    return out
+
+
+def label(arg):
+    """A folder's name; for pooled folders the first one's and how many sets."""
+    dirs = arg.split(":")
+    name = os.path.basename(os.path.normpath(dirs[0]))
+    return name if len(dirs) == 1 else f"{name} ({len(dirs)} sets)"
+
+
 def paired(a_dir, b_dir, resamples, seed):
-    a, b = columns(a_dir), columns(b_dir)
+    if a_dir.count(":") != b_dir.count(":"):
+        sys.exit(f"run_pair.py: {a_dir} and {b_dir} pool different numbers of sample sets; give one folder per set "
+                 "on both sides, in the same order")
+    a, b = pooled_columns(a_dir), pooled_columns(b_dir)
     if sorted(a) != sorted(b):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} hold different columns ({sorted(set(a) ^ set(b))}); "
                  "pair runs of the same tasks and lengths")
@@ -66,7 +90,7 @@ def main():
     for a_dir, b_dir in zip(args.runs[0::2], args.runs[1::2]):
         mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed)
         verdict = "tie" if lo <= 0 <= hi else ("A wins" if lo > 0 else "B wins")
-        print(f"| {os.path.basename(os.path.normpath(a_dir))} | {os.path.basename(os.path.normpath(b_dir))} | {n} | "
+        print(f"| {label(a_dir)} | {label(b_dir)} | {n} | "
               f"{mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
 
 

@@ -7,8 +7,10 @@
 # every D, so 4 draws extend 1 and 16 extend 4. 2 samples per task (22 prompts), budgets 256
 # and 1024; seed 42 into ruler4k_prompt/ and seed 43 into ruler4k_prompt_seed43/. Then the table,
 # the static profile minus each per-prompt variant (run_pair.py) and how alike the allocations are
-# (allocation_agreement.py). Rerun to resume.
-#   scripts/results/smollm2_prompt.sh [42|43 ...]   (default: both)
+# (allocation_agreement.py). Target `window` adds, on the seed-42 prompts, 4 draws over a longer
+# replayed window (kl_positions=128, the question's last 128 tokens instead of 32); `pooled` pools
+# the two sets (44 prompts) into ruler4k_prompt_pooled/. Rerun to resume.
+#   scripts/results/smollm2_prompt.sh [42|43|window|pooled ...]   (default: all four)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
 set -euo pipefail
@@ -26,27 +28,54 @@ if [ ! -f "$PLF" ]; then
 fi
 STATIC="ripple@profile=$PLF,ratio=8"
 PROMPT="ripple_prompt@ratio=8,ripple_prompt@ratio=8,draws=4,ripple_prompt@ratio=8,draws=16"
-seeds=("$@")
-[ ${#seeds[@]} -eq 0 ] && seeds=(42 43)
-for seed in "${seeds[@]}"; do
-  case $seed in
+report() {  # report OUT SET...: the table of the sets' runs (pooled over several sets), then per budget
+            # the static profile minus each per-prompt variant, 16 draws minus 1 (and window 128 minus
+            # 32), and how alike the allocations are (one set)
+  local out=$1 b s v static pairs=() runs=()
+  shift
+  local sets=("$@")
+  joined() { local v=$1 s j=; for s in "${sets[@]}"; do j+="${j:+:}$s/runs/$v"; done; echo "$j"; }  # run_pair.py's pooling
+  on_all() { local s; for s in "${sets[@]}"; do [ -d "$s/runs/$1" ] || return 1; done; }
+  if [ ${#sets[@]} -eq 1 ]; then
+    "$BIN" table --runs "${sets[0]}/runs" --out "$out/tables"
+  else
+    for s in "${sets[@]}"; do for v in "$s"/runs/*; do [ -f "$v/result.json" ] && runs+=("$v"); done; done
+    "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
+  fi
+  for b in 256 1024; do
+    static=ripple@profile=${PLF//\//_}_ratio=8_b$b
+    pairs=()
+    for v in "${sets[0]}"/runs/ripple_prompt@ratio=8*_b$b; do
+      v=$(basename "$v")
+      if on_all "$v"; then pairs+=("$(joined "$static")" "$(joined "$v")"); fi
+    done
+    v=ripple_prompt@ratio=8_draws=4_kl_positions=128_b$b  # the longer window minus the short one
+    if on_all "$v"; then pairs+=("$(joined "$v")" "$(joined "ripple_prompt@ratio=8_draws=4_b$b")"); fi
+    .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" \
+      "$(joined "ripple_prompt@ratio=8_draws=16_b$b")" "$(joined "ripple_prompt@ratio=8_b$b")"
+    if [ ${#sets[@]} -eq 1 ]; then
+      .venv/bin/python scripts/results/allocation_agreement.py --reference "${sets[0]}/runs/$static" \
+        "${sets[0]}/runs/cake_b$b" "${sets[0]}"/runs/ripple_prompt@ratio=8*_b$b
+    fi
+  done
+}
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(42 43 window pooled)
+for target in "${targets[@]}"; do
+  case $target in
     42) dir=$OUT/ruler4k_prompt name="ruler 4k" ;;
     43) dir=$OUT/ruler4k_prompt_seed43 name="ruler 4k seed 43" ;;
-    *) echo "smollm2_prompt.sh: unknown sample set $seed (42 or 43)" >&2; exit 2 ;;
+    window) dir=$OUT/ruler4k_prompt
+      step "ruler 4k ripple_prompt window 128" "$dir/runs/ripple_prompt@ratio=8_draws=4_kl_positions=128_b1024/result.json" \
+        "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+        --methods "ripple_prompt@ratio=8,draws=4,kl_positions=128" --out "$dir/runs"
+      report "$dir" "$dir"
+      continue ;;
+    pooled) report "$OUT/ruler4k_prompt_pooled" "$OUT/ruler4k_prompt" "$OUT/ruler4k_prompt_seed43"; continue ;;
+    *) echo "smollm2_prompt.sh: unknown target $target (42, 43, window or pooled)" >&2; exit 2 ;;
   esac
-  RUNS=$dir/runs
-  step "$name ripple_prompt draws 1, 4, 16" \
-    "$RUNS/ripple_prompt@ratio=8_draws=16_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-    "${threads[@]}" --lengths 4096 --samples 2 --seed "$seed" --budgets 256,1024 \
-    --methods "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --out "$RUNS"
-  "$BIN" table --runs "$RUNS" --out "$dir/tables"
-  for b in 256 1024; do
-    static=$RUNS/ripple@profile=${PLF//\//_}_ratio=8_b$b
-    pairs=()
-    for d in "" _draws=4 _draws=16; do pairs+=("$static" "$RUNS/ripple_prompt@ratio=8${d}_b$b"); done
-    .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" \
-      "$RUNS/ripple_prompt@ratio=8_draws=16_b$b" "$RUNS/ripple_prompt@ratio=8_b$b"
-    .venv/bin/python scripts/results/allocation_agreement.py --reference "$static" \
-      "$RUNS/cake_b$b" "$RUNS"/ripple_prompt@ratio=8*_b$b
-  done
+  step "$name ripple_prompt draws 1, 4, 16" "$dir/runs/ripple_prompt@ratio=8_draws=16_b1024/result.json" \
+    "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --seed "${target}" \
+    --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --out "$dir/runs"
+  report "$dir" "$dir"
 done
