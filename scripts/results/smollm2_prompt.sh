@@ -35,11 +35,14 @@ report() {  # report OUT SET...: the table of the sets' runs (pooled over severa
   shift
   local sets=("$@")
   joined() { local v=$1 s j=; for s in "${sets[@]}"; do j+="${j:+:}$s/runs/$v"; done; echo "$j"; }  # run_pair.py's pooling
-  on_all() { local s; for s in "${sets[@]}"; do [ -d "$s/runs/$1" ] || return 1; done; }
+  on_all() { local s; for s in "${sets[@]}"; do [ -e "$s/runs/$1" ] || return 1; done; }
   if [ ${#sets[@]} -eq 1 ]; then
     "$BIN" table --runs "${sets[0]}/runs" --out "$out/tables"
   else
-    for s in "${sets[@]}"; do for v in "$s"/runs/*; do [ -f "$v/result.json" ] && runs+=("$v"); done; done
+    for v in "${sets[0]}"/runs/*; do  # the variants every set ran
+      v=$(basename "$v")
+      if on_all "$v/result.json"; then for s in "${sets[@]}"; do runs+=("$s/runs/$v"); done; fi
+    done
     "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
   fi
   for b in 256 1024; do
