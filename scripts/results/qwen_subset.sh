@@ -123,16 +123,15 @@ step "ruler 4k seed 43 cake" "$OUT/ruler4k_seed43/runs/cake_b1024/result.json" "
 step "ruler 4k seed 43 ratio 8" "$OUT/ruler4k_seed43/runs/ripple@profile=${PL//\//_}_ratio=8_normalize=rank_b1024/result.json" \
   "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 3 --seed 43 \
   --budgets 256,1024 --methods "ripple@profile=$PL,ratio=8,normalize=rank" --out "$OUT/ruler4k_seed43/runs"
-# RippleKV measured on each prompt with 4 noise draws per layer (ripple_prompt draws=4), r = 8
-# rank, on the seed-42 4k prompts: does a less noisy per-prompt measurement close the gap to
-# CAKE? (two 1-thread shards beside other runs)
-step "ruler 4k ripple_prompt draws 4" "$OUT/ruler4k/runs/ripple_prompt@draws=4_ratio=8_normalize=rank_b1024/result.json" \
-  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
-  --methods "ripple_prompt@draws=4,ratio=8,normalize=rank" --out "$OUT/ruler4k/runs"
-# The same with 16 draws (draw d of layer l is the same noise at every D, so 16 extend 4).
-step "ruler 4k ripple_prompt draws 16" "$OUT/ruler4k/runs/ripple_prompt@draws=16_ratio=8_normalize=rank_b1024/result.json" \
-  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
-  --methods "ripple_prompt@draws=16,ratio=8,normalize=rank" --out "$OUT/ruler4k/runs"
+# RippleKV measured on each prompt with 4, then 16 noise draws per layer (ripple_prompt draws=D),
+# r = 8 rank, on the seed-42 4k prompts: does a less noisy per-prompt measurement close the gap to
+# CAKE? (two 1-thread shards each; draw d of layer l is the same noise at every D)
+for draws in 4 16; do
+  step "ruler 4k ripple_prompt draws $draws" \
+    "$OUT/ruler4k/runs/ripple_prompt@draws=${draws}_ratio=8_normalize=rank_b1024/result.json" "$BIN" ruler \
+    --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+    --methods "ripple_prompt@draws=$draws,ratio=8,normalize=rank" --out "$OUT/ruler4k/runs"
+done
 # LongBench, the 13 English MiniLongBench tasks without summarisation, at most 8 samples each
 # (96), prompts cut to 4,096 tokens (the CPU's size, not the model's 32k), budgets 256 and 1024.
 # It ran first with --max-samples 4 and was then extended to 8 (two 1-thread shards each time).

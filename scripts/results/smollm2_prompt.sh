@@ -31,20 +31,17 @@ PROMPT="ripple_prompt@ratio=8,ripple_prompt@ratio=8,draws=4,ripple_prompt@ratio=
 report() {  # report OUT SET...: the table of the sets' runs (pooled over several sets), then per budget
             # the static profile minus each per-prompt variant, 16 draws minus 1 (and window 128 minus
             # 32), and how alike the allocations are (one set)
-  local out=$1 b s v static pairs=() runs=()
+  local out=$1 b s v static pairs=() runs=() pool=()
   shift
   local sets=("$@")
   joined() { local v=$1 s j=; for s in "${sets[@]}"; do j+="${j:+:}$s/runs/$v"; done; echo "$j"; }  # run_pair.py's pooling
   on_all() { local s; for s in "${sets[@]}"; do [ -e "$s/runs/$1" ] || return 1; done; }
-  if [ ${#sets[@]} -eq 1 ]; then
-    "$BIN" table --runs "${sets[0]}/runs" --out "$out/tables"
-  else
-    for v in "${sets[0]}"/runs/*; do  # the variants every set ran
-      v=$(basename "$v")
-      if on_all "$v/result.json"; then for s in "${sets[@]}"; do runs+=("$s/runs/$v"); done; fi
-    done
-    "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
-  fi
+  for v in "${sets[0]}"/runs/*; do  # the variants every set ran
+    v=$(basename "$v")
+    if on_all "$v/result.json"; then for s in "${sets[@]}"; do runs+=("$s/runs/$v"); done; fi
+  done
+  if [ ${#sets[@]} -gt 1 ]; then pool=(--pool); fi
+  "$BIN" table "${pool[@]}" --runs "${runs[@]}" --out "$out/tables"
   for b in 256 1024; do
     static=ripple@profile=${PLF//\//_}_ratio=8_b$b
     pairs=()
@@ -62,6 +59,13 @@ report() {  # report OUT SET...: the table of the sets' runs (pooled over severa
     fi
   done
 }
+ruler4k() {  # ruler4k NAME DIR LAST_VARIANT METHODS ARGS...: 2 samples per task at 4k, budgets 256 and
+            # 1024, into DIR/runs; done when LAST_VARIANT (a folder name without _b) has its result at 1024
+  local name=$1 dir=$2 last=$3 methods=$4
+  shift 4
+  step "$name" "$dir/runs/${last}_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+    "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "$methods" --out "$dir/runs" "$@"
+}
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(42 43 window pooled)
 for target in "${targets[@]}"; do
@@ -69,16 +73,14 @@ for target in "${targets[@]}"; do
     42) dir=$OUT/ruler4k_prompt name="ruler 4k" ;;
     43) dir=$OUT/ruler4k_prompt_seed43 name="ruler 4k seed 43" ;;
     window) dir=$OUT/ruler4k_prompt
-      step "ruler 4k ripple_prompt window 128" "$dir/runs/ripple_prompt@ratio=8_draws=4_kl_positions=128_b1024/result.json" \
-        "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
-        --methods "ripple_prompt@ratio=8,draws=4,kl_positions=128" --out "$dir/runs"
+      ruler4k "ruler 4k ripple_prompt window 128" "$dir" ripple_prompt@ratio=8_draws=4_kl_positions=128 \
+        "ripple_prompt@ratio=8,draws=4,kl_positions=128"
       report "$dir" "$dir"
       continue ;;
     pooled) report "$OUT/ruler4k_prompt_pooled" "$OUT/ruler4k_prompt" "$OUT/ruler4k_prompt_seed43"; continue ;;
     *) echo "smollm2_prompt.sh: unknown target $target (42, 43, window or pooled)" >&2; exit 2 ;;
   esac
-  step "$name ripple_prompt draws 1, 4, 16" "$dir/runs/ripple_prompt@ratio=8_draws=16_b1024/result.json" \
-    "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --seed "${target}" \
-    --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --out "$dir/runs"
+  ruler4k "$name ripple_prompt draws 1, 4, 16" "$dir" ripple_prompt@ratio=8_draws=16 \
+    "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --seed "$target"
   report "$dir" "$dir"
 done
