@@ -7,7 +7,8 @@ Avg is the mean of the column (task) means, and each column's samples are resamp
     .venv/bin/python scripts/results/run_pair.py RUNS/ripple@..._b1024 RUNS/ripple_prompt@..._b1024 [...]
 
 Give several A B pairs in a row to print one line per pair. Both folders must hold the same
-columns and sample ids (the same samples, scored); a pair is a "tie" when its interval holds 0.
+columns and sample ids of the same prompts (same benchmark, model, data and seed in config.json:
+checked); a pair is a "tie" when its interval holds 0.
 To pool sample sets (as `ripplekv table --pool`), give A and B as colon-separated folder lists,
 one folder per set in the same order on both sides (RUNS42/x:RUNS43/x RUNS42/y:RUNS43/y).
 The mean equals the table's Avg difference; the interval's resamples are NumPy's (seed 0), so
@@ -34,13 +35,24 @@ def columns(run_dir):
                  "(`ripplekv ruler`, `needle` and `longbench` write sample_scores.json when every sample is done)")
 
 
+SAMPLE_KEYS = ("benchmark", "model", "data", "seed")  # what makes sample id k the same prompt in two folders
+
+
+def sample_source(run_dir):
+    """The config.json settings that decide which prompt each sample id is."""
+    path = os.path.join(run_dir, "config.json")
+    try:
+        with open(path) as f:
+            run = json.load(f)["run"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"run_pair.py: {path}: cannot read it ({e}); give run folders written by ripplekv")
+    return {k: run.get(k) for k in SAMPLE_KEYS}
+
+
 def pooled_columns(arg):
-    """Columns of one folder, or of colon-separated folders pooled (ids prefixed by the set's index)."""
-    dirs = arg.split(":")
-    if len(dirs) == 1:
-        return columns(dirs[0])
+    """Columns of colon-separated folders (one or more) pooled, ids prefixed by the set's index."""
     out = {}
-    for i, d in enumerate(dirs):
+    for i, d in enumerate(arg.split(":")):
         for name, c in columns(d).items():
             out.setdefault(name, {}).update({f"{i}/{k}": v for k, v in c.items()})
     return out
@@ -57,6 +69,12 @@ def paired(a_dir, b_dir, resamples, seed):
     if a_dir.count(":") != b_dir.count(":"):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} pool different numbers of sample sets; give one folder per set "
                  "on both sides, in the same order")
+    for a_set, b_set in zip(a_dir.split(":"), b_dir.split(":")):
+        a_src, b_src = sample_source(a_set), sample_source(b_set)
+        if a_src != b_src:
+            diff = ", ".join(f"{k} {a_src[k]!r} vs {b_src[k]!r}" for k in SAMPLE_KEYS if a_src[k] != b_src[k])
+            sys.exit(f"run_pair.py: {a_set} and {b_set} scored different prompts ({diff} in config.json); pair "
+                     "folders of the same sample set, in the same order on both sides")
     a, b = pooled_columns(a_dir), pooled_columns(b_dir)
     if sorted(a) != sorted(b):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} hold different columns ({sorted(set(a) ^ set(b))}); "
@@ -86,12 +104,13 @@ def main():
     args = ap.parse_args()
     if len(args.runs) % 2:
         ap.error("give run folders in pairs: A B [A B ...]")
-    print("| A | B | samples | A - B | 95% CI | verdict |\n|---|---|---|---|---|---|")
+    rows = []  # every pair checked before anything is printed
     for a_dir, b_dir in zip(args.runs[0::2], args.runs[1::2]):
         mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed)
         verdict = "tie" if lo <= 0 <= hi else ("A wins" if lo > 0 else "B wins")
-        print(f"| {label(a_dir)} | {label(b_dir)} | {n} | "
-              f"{mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
+        rows.append(f"| {label(a_dir)} | {label(b_dir)} | {n} | {mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
+    print("| A | B | samples | A - B | 95% CI | verdict |\n|---|---|---|---|---|---|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":
