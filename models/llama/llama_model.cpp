@@ -29,20 +29,28 @@ LlamaModel::LlamaModel(ModelConfig config, ModelWeights weights, std::string che
   if (static_cast<int64_t>(weights_.layers.size()) != config_.num_layers) {
     throw std::invalid_argument("LlamaModel: number of layer weights differs from the config");
   }
-  // Stack q/k/v and gate/up: one larger GEMM each instead of three and two.
+  // Stack q/k/v and gate/up: one larger GEMM each instead of three and two. A loader may have
+  // read them stacked already (the safetensors loader does, so they are never held twice).
+  const int64_t qd = config_.num_heads * config_.head_dim, kvd = config_.num_kv_heads * config_.head_dim;
+  const int64_t inter = config_.intermediate_size;
+  auto stacked = [](at::Tensor& out, std::initializer_list<at::Tensor> parts, int64_t rows, const char* what) {
+    if (!out.defined()) out = at::cat(parts, 0);
+    if (out.size(0) != rows) {
+      throw std::invalid_argument(fmt::format("LlamaModel: {} has {} rows, the config implies {}", what, out.size(0), rows));
+    }
+  };
   for (auto& w : weights_.layers) {
-    const int64_t qd = w.wq.size(0), kvd = w.wk.size(0), inter = w.w_gate.size(0);
-    w.w_qkv = at::cat({w.wq, w.wk, w.wv}, 0);
+    stacked(w.w_qkv, {w.wq, w.wk, w.wv}, qd + 2 * kvd, "the stacked q/k/v weight");
     w.wq = w.w_qkv.narrow(0, 0, qd);
     w.wk = w.w_qkv.narrow(0, qd, kvd);
     w.wv = w.w_qkv.narrow(0, qd + kvd, kvd);
-    if (w.bq.defined()) {
-      w.b_qkv = at::cat({w.bq, w.bk, w.bv}, 0);
+    if (w.bq.defined() || w.b_qkv.defined()) {
+      stacked(w.b_qkv, {w.bq, w.bk, w.bv}, qd + 2 * kvd, "the stacked q/k/v bias");
       w.bq = w.b_qkv.narrow(0, 0, qd);
       w.bk = w.b_qkv.narrow(0, qd, kvd);
       w.bv = w.b_qkv.narrow(0, qd + kvd, kvd);
     }
-    w.w_gate_up = at::cat({w.w_gate, w.w_up}, 0);
+    stacked(w.w_gate_up, {w.w_gate, w.w_up}, 2 * inter, "the stacked gate/up weight");
     w.w_gate = w.w_gate_up.narrow(0, 0, inter);
     w.w_up = w.w_gate_up.narrow(0, inter, inter);
   }

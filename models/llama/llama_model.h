@@ -18,8 +18,8 @@ struct LayerWeights {
   at::Tensor bq, bk, bv;            // optional biases (Qwen2)
   at::Tensor ffn_norm;              // [hidden]
   at::Tensor w_gate, w_up, w_down;  // [out, in]
-  // Filled by LlamaModel: q/k/v and gate/up stacked so that each is one GEMM; wq..w_up then
-  // become views into them (no second copy of the weights).
+  // q/k/v and gate/up stacked so that each is one GEMM: given by the loader, or else stacked by
+  // LlamaModel from wq .. w_up; wq .. w_up then become views into them (no second copy).
   at::Tensor w_qkv, b_qkv, w_gate_up;
 };
 

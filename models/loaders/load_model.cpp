@@ -82,7 +82,15 @@ class TensorTaker {
   TensorTaker(const SafetensorsCheckpoint& ckpt, const std::string& dir, const LoadOptions& opt)
       : ckpt_(ckpt), dir_(dir), opt_(opt) {}
 
-  at::Tensor take(const std::string& name, std::vector<int64_t> shape) {
+  at::Tensor take(const std::string& name, const std::vector<int64_t>& shape) {
+    auto out = at::empty(shape, at::TensorOptions().dtype(opt_.dtype).device(opt_.device));
+    take_into(name, shape, out);
+    return out;
+  }
+
+  // Reads a tensor into `dst` (a slice of a stacked weight, so that q/k/v and gate/up are read
+  // straight into the one tensor each the model multiplies by, never held twice).
+  void take_into(const std::string& name, const std::vector<int64_t>& shape, at::Tensor dst) {
     auto it = ckpt_.tensors().find(name);
     if (it == ckpt_.tensors().end()) {
       throw std::runtime_error(fmt::format("{}: tensor \"{}\" is missing from {} (is the config for this checkpoint?)",
@@ -99,8 +107,22 @@ class TensorTaker {
     fingerprint_.add_tensor(name, st_dtype_name(info.dtype), info.shape, data,
                             static_cast<std::size_t>(info.end - info.begin));
     auto src = at::from_blob(const_cast<void*>(data), info.shape, at::TensorOptions().dtype(to_aten(info.dtype)));
-    auto out = src.to(opt_.device, opt_.dtype, /*non_blocking=*/false, /*copy=*/true);
-    check_finite(src, out, fmt::format("{}: tensor \"{}\" in {}", dir_, name, it->second.file->path()));
+    dst.copy_(src);
+    check_finite(src, dst, fmt::format("{}: tensor \"{}\" in {}", dir_, name, it->second.file->path()));
+    it->second.file->release(info);  // `dst` holds a copy: the file's pages need not stay resident
+  }
+
+  // Tensors stacked along dim 0, each read into its rows: [sum of rows, in].
+  at::Tensor take_stacked(const std::vector<std::pair<std::string, std::vector<int64_t>>>& parts) {
+    std::vector<int64_t> shape = parts.front().second;
+    shape[0] = 0;
+    for (const auto& part : parts) shape[0] += part.second[0];
+    auto out = at::empty(shape, at::TensorOptions().dtype(opt_.dtype).device(opt_.device));
+    int64_t row = 0;
+    for (const auto& [name, part_shape] : parts) {
+      take_into(name, part_shape, out.narrow(0, row, part_shape[0]));
+      row += part_shape[0];
+    }
     return out;
   }
 
@@ -147,18 +169,19 @@ std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const Lo
     const auto p = fmt::format("model.layers.{}.", l);
     LayerWeights lw;
     lw.attn_norm = t.take(p + "input_layernorm.weight", {h});
-    lw.wq = t.take(p + "self_attn.q_proj.weight", {qd, h});
-    lw.wk = t.take(p + "self_attn.k_proj.weight", {kvd, h});
-    lw.wv = t.take(p + "self_attn.v_proj.weight", {kvd, h});
+    // Read stacked, as LlamaModel multiplies by them (it makes wq .. w_up views into these).
+    lw.w_qkv = t.take_stacked({{p + "self_attn.q_proj.weight", {qd, h}},
+                               {p + "self_attn.k_proj.weight", {kvd, h}},
+                               {p + "self_attn.v_proj.weight", {kvd, h}}});
     lw.wo = t.take(p + "self_attn.o_proj.weight", {h, qd});
     if (c.attention_bias) {
-      lw.bq = t.take(p + "self_attn.q_proj.bias", {qd});
-      lw.bk = t.take(p + "self_attn.k_proj.bias", {kvd});
-      lw.bv = t.take(p + "self_attn.v_proj.bias", {kvd});
+      lw.b_qkv = t.take_stacked({{p + "self_attn.q_proj.bias", {qd}},
+                                 {p + "self_attn.k_proj.bias", {kvd}},
+                                 {p + "self_attn.v_proj.bias", {kvd}}});
     }
     lw.ffn_norm = t.take(p + "post_attention_layernorm.weight", {h});
-    lw.w_gate = t.take(p + "mlp.gate_proj.weight", {c.intermediate_size, h});
-    lw.w_up = t.take(p + "mlp.up_proj.weight", {c.intermediate_size, h});
+    lw.w_gate_up = t.take_stacked({{p + "mlp.gate_proj.weight", {c.intermediate_size, h}},
+                                   {p + "mlp.up_proj.weight", {c.intermediate_size, h}}});
     lw.w_down = t.take(p + "mlp.down_proj.weight", {h, c.intermediate_size});
     w.layers.push_back(std::move(lw));
   }

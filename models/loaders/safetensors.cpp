@@ -142,6 +142,15 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   }
 }
 
+void SafetensorsFile::release(const StTensorInfo& t) const {
+  static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<uintptr_t>(data_ + t.begin) / page * page;
+  const auto last = reinterpret_cast<uintptr_t>(data_ + t.end);
+  if (t.end <= t.begin || page == 0) return;
+  // Advice only: a failure leaves the pages resident, as without it.
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 SafetensorsFile::~SafetensorsFile() {
   if (base_) ::munmap(const_cast<uint8_t*>(base_), size_);
 }

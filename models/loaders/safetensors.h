@@ -35,6 +35,12 @@ class SafetensorsFile {
   const std::string& path() const { return path_; }
   const std::map<std::string, StTensorInfo>& tensors() const { return tensors_; }
   const void* data(const StTensorInfo& t) const { return data_ + t.begin; }
+  // Drops the pages holding a tensor's bytes from this process's resident memory (the kernel
+  // keeps them in its page cache; reading data(t) again faults them back in). For a loader
+  // that has copied the tensor: without it, loading holds every page of the file resident
+  // beside the converted weights until the file is closed (Qwen2.5-Coder-1.5B stored in
+  // float32: 7.1 GB of file pages beside 3.1 GB of bfloat16 weights).
+  void release(const StTensorInfo& t) const;
 
  private:
   std::string path_;

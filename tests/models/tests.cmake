@@ -4,6 +4,7 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/test_tokenizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/test_bad_input.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loaders/test_opened_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loaders/test_safetensors_release.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/test_bpe_tokenizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tokenizer/test_tokenizer_parity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/llama/test_real_models.cpp
