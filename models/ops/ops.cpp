@@ -52,11 +52,33 @@ at::Tensor swiglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   return at::linear(gate * at::linear(x, w_up), w_down);
 }
 
-at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
+namespace {
+
+at::Tensor swiglu_mlp_block(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down) {
   auto gu = ops::linear(x, w_gate_up);
   if (swiglu_token_supported(gu)) return ops::linear(swiglu_token(gu), w_down);  // a decode step
   const int64_t inter = w_gate_up.size(0) / 2;
   return ops::linear(at::silu(gu.narrow(-1, 0, inter)) * gu.narrow(-1, inter, inter), w_down);
+}
+
+}  // namespace
+
+at::Tensor swiglu_mlp_fused(const at::Tensor& x, const at::Tensor& w_gate_up, const at::Tensor& w_down,
+                            int64_t block_rows) {
+  const int64_t width = x.size(-1);
+  const int64_t rows = width > 0 ? x.numel() / width : 0;
+  if (block_rows <= 0 || rows < 2 * block_rows) return swiglu_mlp_block(x, w_gate_up, w_down);
+  const auto flat = x.reshape({rows, width});
+  auto out = at::empty({rows, w_down.size(0)}, x.options());
+  const int64_t blocks = rows / block_rows;
+  for (int64_t i = 0; i < blocks; ++i) {
+    const int64_t first = i * block_rows;
+    const int64_t n = i + 1 == blocks ? rows - first : block_rows;
+    out.narrow(0, first, n).copy_(swiglu_mlp_block(flat.narrow(0, first, n), w_gate_up, w_down));
+  }
+  auto shape = x.sizes().vec();
+  shape.back() = w_down.size(0);
+  return out.view(shape);
 }
 
 at::Tensor repeat_kv(const at::Tensor& x, int64_t n_rep) {

@@ -14,6 +14,7 @@ ripplekv_add_test(test_models SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_column_sums.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_token_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_swiglu_token.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/test_mlp_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/test_greedy_argmax.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hooks/test_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generation/test_batched_decode.cpp
