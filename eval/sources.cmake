@@ -45,6 +45,7 @@ endif()
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/kept_tokens_log.cpp)
 # The engine's task interface, and fidelity as one of its tasks (aggregation of its records).
 list(APPEND RIPPLEKV_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine/task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/engine/heap_release.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fidelity/fidelity_task.cpp)
 
 # The evaluation engine (one prefill per sample for every compared method): needs LibTorch.

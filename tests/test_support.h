@@ -23,6 +23,16 @@ inline std::filesystem::path scratch_dir(const std::string& prefix, const std::s
   return dir;
 }
 
+// A field of /proc/self/status in KiB ("RssAnon", "RssFile", "VmHWM"); -1 where absent.
+inline long proc_status_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << text;

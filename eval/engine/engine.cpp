@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/compress/observation_share.h"
+#include "eval/engine/heap_release.h"
 #include "eval/kept_tokens_log.h"
 #include "eval/progress_bar.h"
 #include "models/generation/generate.h"
@@ -150,6 +151,7 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
       if (!files[i]->has(id)) pending.push_back(i);
     }
     if (pending.empty()) continue;
+    release_free_heap();  // what the previous sample's transients left free
     const auto t0 = std::chrono::steady_clock::now();
     const TaskPrompt prompt = task.prompt(k);
     if (prompt.ids.empty()) throw std::runtime_error(fmt::format("{}: sample {} has an empty prompt", task.name(), id));

@@ -12,6 +12,7 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ruler/test_ruler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/experiments/test_bootstrap.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/engine/test_heap_release.cpp
 )
 
 # LibTorch parts: the evaluation engine (one prefill for every variant equals separate runs),

@@ -13,23 +13,10 @@
 #include <vector>
 
 #include "models/loaders/safetensors.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 namespace fs = std::filesystem;
-
-namespace {
-
-// This process's file-backed resident memory (RssFile in /proc/self/status), in KiB.
-int64_t rss_file_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("RssFile:", 0) == 0) return std::stoll(line.substr(8));
-  }
-  return -1;
-}
-
-}  // namespace
 
 TEST_CASE("A released tensor's file pages leave resident memory and read back the same", "[loaders]") {
   const auto path = fs::temp_directory_path() / ("ripplekv-release-" + std::to_string(::getpid()) + ".safetensors");
@@ -50,12 +37,12 @@ TEST_CASE("A released tensor's file pages leave resident memory and read back th
     const SafetensorsFile file(path.string());
     const auto& info = file.tensors().at("w");
     const auto* data = static_cast<const float*>(file.data(info));
-    REQUIRE(rss_file_kib() >= 0);
+    REQUIRE(test::proc_status_kib("RssFile") >= 0);
     double sum = 0;
     for (int64_t i = 0; i < n; i += 1024) sum += data[i];  // touches every page
-    const int64_t touched = rss_file_kib();
+    const int64_t touched = test::proc_status_kib("RssFile");
     file.release(info);
-    const int64_t released = rss_file_kib();
+    const int64_t released = test::proc_status_kib("RssFile");
     INFO("RssFile " << touched << " KiB after reading, " << released << " KiB after release");
     CHECK(touched - released >= 48 * 1024);  // most of the 64 MiB left
     CHECK(std::memcmp(data, values.data(), static_cast<size_t>(4 * n)) == 0);
