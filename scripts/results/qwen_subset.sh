@@ -193,10 +193,11 @@ step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs"
   --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
   --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
-# to 46, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
+# to 49, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
-for set in ruler32k: ruler32k_seed43:43 ruler32k_seed44:44 ruler32k_seed45:45 ruler32k_seed46:46; do  # FOLDER:SEED (seed 42, the default, unset)
+for set in ruler32k: ruler32k_seed43:43 ruler32k_seed44:44 ruler32k_seed45:45 ruler32k_seed46:46 \
+    ruler32k_seed47:47 ruler32k_seed48:48 ruler32k_seed49:49; do  # FOLDER:SEED (seed 42, the default, unset)
   dir=${set%%:*} seed=${set#*:}
   step "ruler 32k${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
     "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T16 --budgets 256,1024 \
@@ -222,7 +223,7 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
-for dir in ruler32k ruler32k_seed4{3,4,5,6}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler32k ruler32k_seed4{3,4,5,6,7,8,9}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
 BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen32k

@@ -16,8 +16,8 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over three sample sets (seeds 42, 43, 44: 1 + 1 + 2
 #           samples of 6 tasks, 24 in all), every method run on all three
-#   qwen32k: Qwen2.5-Coder-1.5B at 32k over five sample sets (seeds 42 to 46: 1 sample each of
-#           the same 6 tasks, 30 in all), with the float32 profile only
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over eight sample sets (seeds 42 to 49: 1 sample each of
+#           the same 6 tasks, 48 in all), with the float32 profile only
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k ...]   (default: all eight)
 # Environment: BIN (default build/ripplekv).
 set -euo pipefail
@@ -37,7 +37,7 @@ for target in "${targets[@]}"; do
     qwen4k) sets=($Q/ruler4k $Q/ruler4k_seed43); out=$Q/ruler4k_pooled ;;
     qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
     qwen16k) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
-    qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
+    qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
     *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k or qwen32k)" >&2; exit 2 ;;
   esac
   dirs=()
