@@ -74,6 +74,13 @@ void KVCache::grow(Layer& l, int64_t needed, const at::Tensor& like_k, const at:
   l.pos = pos;
 }
 
+void KVCache::reserve(int64_t layer, int64_t tokens, const at::Tensor& like) {
+  auto& l = at(layer);
+  if (l.len > 0 || tokens <= 0) return;
+  if (like.dim() != 4) throw std::invalid_argument("KVCache::reserve: expected a [B, Hkv, T, D] tensor to shape it");
+  grow(l, tokens, like, like);
+}
+
 void KVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v, int64_t start_pos) {
   RECORD_FUNCTION("ripplekv::kv_cache_append", c10::ArrayRef<const c10::IValue>{});
   auto& l = at(layer);

@@ -28,6 +28,13 @@ class KVCache {
   // decoding appends without reallocating. A hint; appends beyond it still work.
   void set_headroom(int64_t tokens) { headroom_ = tokens; }
 
+  // Allocates storage for `tokens` tokens (plus the headroom) in an empty layer, shaped and
+  // typed like `like` ([B, Hkv, any, D]), so that appends up to that length do not allocate.
+  // A model reserves every layer before a prompt's first layer runs: allocated while the
+  // layers run, each layer's storage would land between one layer's freed transients and
+  // split the blocks the next layer's transients could reuse. No-op for a non-empty layer.
+  void reserve(int64_t layer, int64_t tokens, const at::Tensor& like);
+
   // Writes k, v [B, Hkv, T, D] of the tokens at positions start_pos .. start_pos + T - 1
   // after the layer's cached tokens.
   void append(int64_t layer, const at::Tensor& k, const at::Tensor& v, int64_t start_pos);

@@ -165,6 +165,10 @@ at::Tensor LlamaModel::run_layers(at::Tensor hidden, int64_t start_pos, int64_t 
   const int64_t t = hidden.size(1);
   auto positions = at::arange(start_pos, start_pos + t, at::TensorOptions().dtype(at::kLong).device(device()));
   auto [cos, sin] = ops::rope_cos_sin(inv_freq_, positions);
+  if (t > 1) {  // a prompt: every empty layer's cache storage before any layer's transients
+    const auto like = at::empty({hidden.size(0), config_.num_kv_heads, 0, config_.head_dim}, hidden.options());
+    for (int64_t l = first; l < last; ++l) cache.reserve(l, start_pos + t, like);
+  }
   for (int64_t l = first; l < last; ++l) {
     hidden = layer_forward(l, hidden, start_pos, positions, cos, sin, cache, hooks, phase);
   }

@@ -219,3 +219,33 @@ TEST_CASE("KV cache truncate undoes appends on a prefix layer and refuses evicte
   KVCache padded = KVCache::stack({&a, &b});
   CHECK_THROWS_WITH(padded.truncate(0, 5), Catch::Contains("padded"));
 }
+
+TEST_CASE("KV cache reserve allocates a layer's storage up front, and appends then write into it", "[core][cache]") {
+  KVCache cache(2);
+  cache.set_headroom(4);
+  const auto like = at::empty({1, 2, 0, 3}, at::kBFloat16);
+  cache.reserve(0, 6, like);
+  CHECK(cache.length(0) == 0);
+  CHECK(cache.empty(0));
+  CHECK(cache.bytes(0) == 0);  // nothing cached yet: spare capacity only
+  auto k = at::randn({1, 2, 6, 3}).to(at::kBFloat16);
+  auto v = at::randn({1, 2, 6, 3}).to(at::kBFloat16);
+  cache.append(0, k, v, 0);
+  const void* storage = cache.keys(0).data_ptr();
+  // One decode step fits the headroom: no reallocation, the reserved storage stays.
+  cache.append(0, k.narrow(2, 0, 1), v.narrow(2, 0, 1), 6);
+  CHECK(cache.keys(0).data_ptr() == storage);
+  CHECK(at::equal(cache.keys(0).narrow(2, 0, 6), k));
+  CHECK(at::equal(cache.values(0).narrow(2, 6, 1), v.narrow(2, 0, 1)));
+  CHECK(cache.is_prefix(0));
+  // The same appends without reserve: the same contents.
+  cache.append(1, k, v, 0);
+  cache.append(1, k.narrow(2, 0, 1), v.narrow(2, 0, 1), 6);
+  CHECK(at::equal(cache.keys(1), cache.keys(0)));
+  CHECK(at::equal(cache.positions(1), cache.positions(0)));
+  // A non-empty layer is left alone; a shapeless tensor is refused.
+  cache.reserve(0, 100, like);
+  CHECK(cache.keys(0).data_ptr() == storage);
+  KVCache other(1);
+  CHECK_THROWS_AS(other.reserve(0, 8, at::empty({2, 3})), std::invalid_argument);
+}
