@@ -82,11 +82,7 @@ class TensorTaker {
   TensorTaker(const SafetensorsCheckpoint& ckpt, const std::string& dir, const LoadOptions& opt)
       : ckpt_(ckpt), dir_(dir), opt_(opt) {}
 
-  at::Tensor take(const std::string& name, const std::vector<int64_t>& shape) {
-    auto out = at::empty(shape, at::TensorOptions().dtype(opt_.dtype).device(opt_.device));
-    take_into(name, shape, out);
-    return out;
-  }
+  at::Tensor take(const std::string& name, const std::vector<int64_t>& shape) { return take_stacked({{name, shape}}); }
 
   // Reads a tensor into `dst` (a slice of a stacked weight, so that q/k/v and gate/up are read
   // straight into the one tensor each the model multiplies by, never held twice).
@@ -112,7 +108,7 @@ class TensorTaker {
     it->second.file->release(info);  // `dst` holds a copy: the file's pages need not stay resident
   }
 
-  // Tensors stacked along dim 0, each read into its rows: [sum of rows, in].
+  // Tensors stacked along dim 0, each read into its rows: [sum of rows, in] (one tensor: itself).
   at::Tensor take_stacked(const std::vector<std::pair<std::string, std::vector<int64_t>>>& parts) {
     std::vector<int64_t> shape = parts.front().second;
     shape[0] = 0;
