@@ -49,7 +49,7 @@ void write_text(const fs::path& path, const std::string& text) {
 int run_table(const std::vector<std::string>& args) {
   std::vector<std::string> runs;
   std::string published, published_model, out;
-  bool pool = false;
+  bool pool = false, across_tasks = false;
   po::options_description desc;
   desc.add_options()("runs", po::value<std::vector<std::string>>(&runs)->multitoken()->required(),
                      "folders of results: sweep folders, or `longbench` / `fidelity` --out folders (searched below)")(
@@ -61,11 +61,18 @@ int run_table(const std::vector<std::string>& args) {
       "make one row of runs of the same method and budget on different samples (RULER runs of two --seed "
       "values, LongBench runs over different samples): scores and intervals over all their samples; the same "
       "sample in two runs is an error")(
+      "pool-across-tasks", po::bool_switch(&across_tasks),
+      "with --pool: runs of one method on other tasks join its row too (RULER runs of 6 tasks and of the other 5), "
+      "which then covers every task they ran; a task's score is the mean of its samples, Avg the mean of the "
+      "task scores")(
       "out", po::value<std::string>(&out)->required(),
       "folder for longbench.{md,csv,tex}, paired.*, fidelity.*, fidelity_paired.* and summary.json");
   po::variables_map vm;
   if (!parse_options("table", args, desc, vm)) return 0;
   require_out_folder(out);
+  if (across_tasks && !pool) {
+    throw UsageError("--pool-across-tasks pools runs of other tasks into one row; it needs --pool");
+  }
   if (!published_model.empty() && published.empty()) {
     throw UsageError("--published-model needs --published FILE (the published rows to pick that model's from)");
   }
@@ -74,7 +81,7 @@ int run_table(const std::vector<std::string>& args) {
   auto gathered = gather_results(roots, preset_name, preset_parts);
   std::vector<std::string> uneven;
   if (pool) {
-    auto pooled = pool_sample_sets(gathered.longbench);
+    auto pooled = pool_sample_sets(gathered.longbench, across_tasks);
     gathered.longbench = std::move(pooled.runs);
     uneven = std::move(pooled.uneven);
     for (const auto& line : uneven) {
@@ -106,6 +113,7 @@ int run_table(const std::vector<std::string>& args) {
   config["published_model"] = published_model;
   config["out"] = out;
   config["pool"] = pool;
+  if (across_tasks) config["pool_across_tasks"] = true;
   if (pool) config["uneven_samples"] = uneven;
   config["longbench_runs"] = gathered.longbench.size();
   config["fidelity_runs"] = gathered.fidelity.size();

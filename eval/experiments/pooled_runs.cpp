@@ -1,5 +1,6 @@
 #include "eval/experiments/pooled_runs.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -13,14 +14,16 @@
 namespace ripplekv::experiments {
 namespace {
 
-// What makes two runs one row: model, method, budget, options and task columns.
+// What makes two runs one row: model, method, budget, options and task columns (none when
+// pooling across tasks).
 using RowKey = std::tuple<std::string, std::string, std::string, std::string, bool, int64_t,
                           std::map<std::string, std::string>, std::vector<std::string>>;
 
-RowKey row_key(const LongBenchResult& r) {
+RowKey row_key(const LongBenchResult& r, bool across_tasks) {
   // Options as they took effect, so runs that left an option out under different defaults
   // stay apart, and a run that gave an option at its default pools with one that left it out.
-  return {r.model, r.id.method, r.id.selector, r.id.allocator, r.id.full, r.id.budget, effective_options(r.id), r.tasks};
+  return {r.model,     r.id.method, r.id.selector, r.id.allocator, r.id.full, r.id.budget, effective_options(r.id),
+          across_tasks ? std::vector<std::string>{} : r.tasks};
 }
 
 std::string qualified(const LongBenchResult& r, const std::string& id) {
@@ -94,16 +97,20 @@ void require_same_settings(const LongBenchResult& a, const LongBenchResult& b) {
 
 }  // namespace
 
-PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
+PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs, bool across_tasks) {
   PooledRuns out;
   std::map<RowKey, std::size_t> row_of;
+  std::map<std::string, std::size_t> task_rank;  // a task's first appearance among all the runs
+  for (const auto& run : runs) {
+    for (const auto& task : run.tasks) task_rank.emplace(task, task_rank.size());
+  }
   std::vector<std::map<std::string, std::string>> owner;  // per output row: qualified id@task -> folder
   for (const auto& run : runs) {
     LongBenchResult r = run;
     for (auto& [task, column] : r.samples) {
       for (auto& id : column.ids) id = qualified(run, id);
     }
-    const auto [it, fresh] = row_of.emplace(row_key(r), out.runs.size());
+    const auto [it, fresh] = row_of.emplace(row_key(r, across_tasks), out.runs.size());
     if (fresh) {
       owner.emplace_back();
       for (const auto& [task, column] : r.samples) {
@@ -118,7 +125,8 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     require_samples(r, into);
     auto& seen = owner[it->second];
     for (const auto& task : r.tasks) {
-      auto& column = into.samples.at(task);
+      if (into.samples.find(task) == into.samples.end()) into.tasks.push_back(task);  // across tasks only
+      auto& column = into.samples[task];
       const auto& more = r.samples.at(task);
       for (std::size_t i = 0; i < more.ids.size(); ++i) {
         const auto [where, added] = seen.emplace(sample_key(task, more.ids[i]), r.dir.string());
@@ -142,7 +150,12 @@ PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs) {
     into.kept = merge_kept(into.kept, r.kept);
   }
   for (auto& r : out.runs) {
-    if (!r.pooled_from.empty()) rescore(r);
+    if (r.pooled_from.empty()) continue;
+    if (across_tasks) {
+      std::stable_sort(r.tasks.begin(), r.tasks.end(),
+                       [&](const std::string& a, const std::string& b) { return task_rank.at(a) < task_rank.at(b); });
+    }
+    rescore(r);
   }
   // Rows of one model and budget that cover different samples (runs without per-sample
   // scores are left out: they have no paired comparison anyway).

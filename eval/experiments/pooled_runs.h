@@ -3,7 +3,11 @@
 // samples of a task, become one row whose scores and bootstrap intervals cover every sample.
 //
 // Runs are pooled when they share the model, the method (selector, allocator, budget, policy
-// options) and the task columns. Sample ids are qualified by the run's sample set ("seed 43/0";
+// options) and the task columns; with `across_tasks` (`--pool-across-tasks`) the task columns
+// need not match: a row then covers every task its runs ran (RULER's 11 tasks from runs of 6
+// and of 5), each task's score the mean of its own samples and Avg the mean of the task scores,
+// and every row lists its tasks in the order they first appear among all the runs, so that
+// rows covering the same tasks share a table. Sample ids are qualified by the run's sample set ("seed 43/0";
 // a data file's own ids stay as they are), so the same sample reached twice (the same seed
 // passed in two folders, or two runs over one file) is an error naming both folders, never a
 // sample counted twice. Runs made differently (another dtype, device, chat template, model
@@ -33,6 +37,6 @@ struct PooledRuns {
 // Throws std::invalid_argument for a run of a pooled group without per-sample scores (naming
 // the folder and how to get them), for runs of a group made differently (naming both and the
 // setting) and for a sample in two runs of a group (naming both).
-PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs);
+PooledRuns pool_sample_sets(const std::vector<LongBenchResult>& runs, bool across_tasks = false);
 
 }  // namespace ripplekv::experiments

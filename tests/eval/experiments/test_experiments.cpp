@@ -871,6 +871,78 @@ TEST_CASE("tables: --pool makes one row of runs on different samples, and refuse
              Contains("(no error)"));  // one folder given twice is read once
 }
 
+TEST_CASE("tables: --pool-across-tasks makes one row of runs on other tasks", "[experiments][table]") {
+  const auto dir = scratch("table_pool_tasks");
+  using Scores = std::map<std::string, std::vector<double>>;
+  auto plus = [](Scores s, double d) {
+    for (auto& [task, v] : s) {
+      for (auto& x : v) x += d;
+    }
+    return s;
+  };
+  // RULER at 32k: seeds 42 and 43 on two tasks, seed 42 on a third one in a folder of its own.
+  // PyramidKV ran on the third task and on seed 43 only, so its first run has the third task.
+  const Scores six42 = {{"niah_single_2@32768", {90, 0}}, {"vt@32768", {60, 80}}};
+  const Scores six43 = {{"niah_single_2@32768", {90, 90}}, {"vt@32768", {20, 40}}};
+  const Scores rest42 = {{"cwe@32768", {50, 70}}};
+  struct Run {
+    std::string folder, selector, allocator;
+    int seed;
+    Scores scores;
+  };
+  const std::vector<Run> runs = {
+      {"a/snap", "snapkv", "uniform", 42, six42},          {"a/ripple", "snapkv", "ripple", 42, plus(six42, 4)},
+      {"b/snap", "snapkv", "uniform", 42, rest42},         {"b/ripple", "snapkv", "ripple", 42, plus(rest42, 4)},
+      {"b/pyramid", "snapkv", "pyramid", 42, {{"cwe@32768", {40, 40}}}},
+      {"c/snap", "snapkv", "uniform", 43, six43},          {"c/ripple", "snapkv", "ripple", 43, plus(six43, 4)},
+      {"c/pyramid", "snapkv", "pyramid", 43, plus(six43, -20)},
+  };
+  for (const auto& r : runs) {
+    fake_longbench_run(dir / r.folder, "/m/Qwen", r.selector, r.allocator, 256, means(r.scores));
+    fake_sample_scores(dir / r.folder, r.scores);
+    mark_generated(dir / r.folder, r.seed);
+  }
+  const auto gathered = gather_results({dir / "a", dir / "b", dir / "c"}, preset_name);
+  REQUIRE(gathered.longbench.size() == 8);
+  // Without it a row covers one task set: the two sets' rows cannot share a table.
+  const auto apart = pool_sample_sets(gathered.longbench);
+  CHECK(apart.runs.size() == 6);  // SnapKV and RippleKV: one row per task set; PyramidKV: two
+  CHECK_THAT(error_of([&] { longbench_tables(apart.runs, {}); }), Contains("different task sets"));
+
+  const auto pooled = pool_sample_sets(gathered.longbench, true);
+  REQUIRE(pooled.runs.size() == 3);
+  std::map<std::string, const LongBenchResult*> by;
+  for (const auto& r : pooled.runs) by[r.id.method] = &r;
+  const std::vector<std::string> all = {"niah_single_2@32768", "vt@32768", "cwe@32768"};
+  const auto& snap = *by.at("snapkv");
+  CHECK(snap.tasks == all);  // the order the tasks first appear in
+  CHECK(by.at("pyramidkv")->tasks == all);  // its own first run started with cwe
+  CHECK(snap.pooled_from.size() == 3);
+  CHECK(snap.samples.at("niah_single_2@32768").ids ==
+        std::vector<std::string>{"seed 42/s0", "seed 42/s1", "seed 43/s0", "seed 43/s1"});
+  CHECK(snap.scores.at("niah_single_2@32768") == 67.5);
+  CHECK(snap.scores.at("vt@32768") == 50.0);
+  CHECK(snap.scores.at("cwe@32768") == 60.0);  // seed 42 only, its own samples
+  CHECK(*snap.avg == 59.17);                   // (67.5 + 50 + 60) / 3, each task counted once
+  CHECK(by.at("pyramidkv")->scores.at("cwe@32768") == 40.0);
+
+  const auto tables = longbench_tables(pooled.runs, {});
+  REQUIRE(tables.size() == 1);
+  const auto paired = paired_difference_tables(pooled.runs);
+  REQUIRE(paired.size() == 1);
+  const auto& row = paired[0].blocks.at(0).rows.at(0);
+  CHECK(row.labels[2] == "SnapKV");  // PyramidKV did not run on seed 42's two tasks
+  CHECK(row.labels[3] == "win");     // +4 on every sample of every task
+  CHECK(*row.values[0] == Approx(4.0));
+
+  // The same sample in two runs is still refused.
+  fs::copy(dir / "b", dir / "b2", fs::copy_options::recursive);
+  const auto e = error_of([&] { pool_sample_sets(gather_results({dir / "a", dir / "b", dir / "b2"}, preset_name).longbench, true); });
+  CHECK_THAT(e, Contains("seed 42/s0 of cwe@32768"));
+  CHECK_THAT(e, Contains("pass only one"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tables: --pool keeps runs apart that ran under different defaults", "[experiments][table]") {
   const auto dir = scratch("table_pool_in_force");
   const std::map<std::string, std::vector<double>> a = {{"trec", {100, 0}}}, b = {{"trec", {0, 100}}};
