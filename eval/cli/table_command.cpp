@@ -50,6 +50,7 @@ int run_table(const std::vector<std::string>& args) {
   std::vector<std::string> runs;
   std::string published, published_model, out;
   bool pool = false, across_tasks = false;
+  int resamples = BootstrapOptions{}.resamples;
   po::options_description desc;
   desc.add_options()("runs", po::value<std::vector<std::string>>(&runs)->multitoken()->required(),
                      "folders of results: sweep folders, or `longbench` / `fidelity` --out folders (searched below)")(
@@ -65,11 +66,20 @@ int run_table(const std::vector<std::string>& args) {
       "with --pool: runs of one method on other tasks join its row too (RULER runs of 6 tasks and of the other 5), "
       "which then covers every task they ran; a task's score is the mean of its samples, Avg the mean of the "
       "task scores")(
+      "resamples", po::value<int>(&resamples)->default_value(resamples),
+      "bootstrap resamples of every interval and paired verdict (e.g. 100000 for a paper table: an interval "
+      "end near 0 then no longer depends on the draw)")(
       "out", po::value<std::string>(&out)->required(),
       "folder for longbench.{md,csv,tex}, paired.*, fidelity.*, fidelity_paired.* and summary.json");
   po::variables_map vm;
   if (!parse_options("table", args, desc, vm)) return 0;
   require_out_folder(out);
+  if (resamples < 100 || resamples > 10'000'000) {
+    throw UsageError(fmt::format("--resamples {}: give 100 to 10000000 bootstrap resamples (default {})", resamples,
+                                 BootstrapOptions{}.resamples));
+  }
+  BootstrapOptions bootstrap;
+  bootstrap.resamples = resamples;
   if (across_tasks && !pool) {
     throw UsageError("--pool-across-tasks pools runs of other tasks into one row; it needs --pool");
   }
@@ -99,10 +109,10 @@ int run_table(const std::vector<std::string>& args) {
     }
     pub = select_published(read_published_file(published), published_model, published);
   }
-  const auto lb = longbench_tables(gathered.longbench, pub);
-  const auto fid = fidelity_tables(gathered.fidelity);
-  const auto paired = paired_difference_tables(gathered.longbench);
-  const auto fid_paired = paired_fidelity_tables(gathered.fidelity);
+  const auto lb = longbench_tables(gathered.longbench, pub, bootstrap);
+  const auto fid = fidelity_tables(gathered.fidelity, bootstrap);
+  const auto paired = paired_difference_tables(gathered.longbench, bootstrap);
+  const auto fid_paired = paired_fidelity_tables(gathered.fidelity, bootstrap);
 
   const fs::path dir(out);
   fs::create_directories(dir);
@@ -114,6 +124,7 @@ int run_table(const std::vector<std::string>& args) {
   config["out"] = out;
   config["pool"] = pool;
   if (across_tasks) config["pool_across_tasks"] = true;
+  if (resamples != BootstrapOptions{}.resamples) config["resamples"] = resamples;
   if (pool) config["uneven_samples"] = uneven;
   config["longbench_runs"] = gathered.longbench.size();
   config["fidelity_runs"] = gathered.fidelity.size();
@@ -131,7 +142,7 @@ int run_table(const std::vector<std::string>& args) {
   write_tables("paired", paired);
   write_tables("fidelity", fid);
   write_tables("fidelity_paired", fid_paired);
-  write_text(dir / "summary.json", results_summary(gathered).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_text(dir / "summary.json", results_summary(gathered, bootstrap).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return 0;
 }
 

@@ -112,7 +112,7 @@ std::string task_abbreviation(const std::string& task) {
 }
 
 std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& runs,
-                                          const std::vector<PublishedEntry>& published) {
+                                          const std::vector<PublishedEntry>& published, const BootstrapOptions& bootstrap) {
   if (runs.empty()) return {};
   const auto& tasks = runs.front().tasks;
   for (const auto& r : runs) {
@@ -166,8 +166,8 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
       for (const auto& t : tasks) v.push_back(r.scores.at(t));
       v.push_back(r.avg);
       return v;
-    }, rows, dirs, [](const LongBenchResult& r) -> std::optional<std::pair<double, double>> {
-      const auto ci = avg_interval(r);  // the Avg's bootstrap interval, for runs with per-sample scores
+    }, rows, dirs, [&](const LongBenchResult& r) -> std::optional<std::pair<double, double>> {
+      const auto ci = avg_interval(r, bootstrap);  // the Avg's bootstrap interval, for runs with per-sample scores
       if (!ci) return std::nullopt;
       return std::make_pair(ci->lo, ci->hi);
     });
@@ -202,15 +202,17 @@ std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& ru
     if (intervals) {
       t.interval_header = "Avg 95% CI";
       t.interval_key = "avg_ci95";
-      t.notes.push_back("Avg 95% CI: percentile bootstrap over samples (2000 resamples, each task resampled on its own); "
-                        "\"-\" for runs scored without per-sample scores or with one sample in a task.");
+      t.notes.push_back(fmt::format("Avg {0:g}% CI: percentile bootstrap over samples ({1} resamples, each task resampled "
+                                    "on its own); \"-\" for runs scored without per-sample scores or with one sample in a "
+                                    "task.",
+                                    bootstrap.level * 100, bootstrap.resamples));
     }
     tables.push_back(std::move(t));
   }
   return tables;
 }
 
-std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs) {
+std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs, const BootstrapOptions& bootstrap) {
   if (runs.empty()) return {};
   for (const auto& r : runs) {
     if (!r.settings.empty() && !runs.front().settings.empty() && r.settings != runs.front().settings) {
@@ -226,8 +228,8 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
     std::vector<std::string> dirs;
     add_run_rows(runs, model, [](const FidelityResult& r) {
       return std::vector<std::optional<double>>{r.kl_mean, r.kl_p90, r.kl_max, r.top1, r.kv_fraction};
-    }, rows, dirs, [](const FidelityResult& r) -> std::optional<std::pair<double, double>> {
-      const auto ci = kl_interval(r);  // bootstrap over texts, for runs with per-text values
+    }, rows, dirs, [&](const FidelityResult& r) -> std::optional<std::pair<double, double>> {
+      const auto ci = kl_interval(r, bootstrap);  // bootstrap over texts, for runs with per-text values
       if (!ci) return std::nullopt;
       return std::make_pair(ci->lo, ci->hi);
     });
@@ -253,8 +255,9 @@ std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs
     if (!settings.empty()) t.notes.push_back("Texts: " + settings + ".");
     t.notes.push_back("Bold: the best of our runs per column within a budget (lowest KL, highest top-1 agreement).");
     if (intervals) {
-      t.notes.push_back("KL mean 95% CI: percentile bootstrap over texts (2000 resamples of the per-text mean KL); \"-\" "
-                        "for runs without per-text values (fidelity_texts.csv).");
+      t.notes.push_back(fmt::format("KL mean {0:g}% CI: percentile bootstrap over texts ({1} resamples of the per-text "
+                                    "mean KL); \"-\" for runs without per-text values (fidelity_texts.csv).",
+                                    bootstrap.level * 100, bootstrap.resamples));
     }
     tables.push_back(std::move(t));
   }

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "eval/experiments/bootstrap.h"
 #include "eval/experiments/published_results.h"
 #include "eval/experiments/result_table.h"
 #include "eval/experiments/run_results.h"
@@ -21,13 +22,14 @@ namespace ripplekv::experiments {
 
 // Throws std::invalid_argument for runs of different task sets (naming one folder of each),
 // published entries of another task set, published entries with runs of several models, and
-// two runs that would be the same row.
+// two runs that would be the same row. `bootstrap`: the Avg intervals' resamples and level.
 std::vector<ResultTable> longbench_tables(const std::vector<LongBenchResult>& runs,
-                                          const std::vector<PublishedEntry>& published);
+                                          const std::vector<PublishedEntry>& published,
+                                          const BootstrapOptions& bootstrap = {});
 
 // Throws std::invalid_argument for runs over different texts (naming both), and two runs that
 // would be the same row.
-std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs);
+std::vector<ResultTable> fidelity_tables(const std::vector<FidelityResult>& runs, const BootstrapOptions& bootstrap = {});
 
 // Short column names as papers print them ("NrtvQA", "MF-en", "RB-P", ...).
 std::string task_abbreviation(const std::string& task);

@@ -450,7 +450,7 @@ std::vector<std::string> run_labels(const std::vector<std::pair<std::string, Run
   return labels;
 }
 
-nlohmann::ordered_json results_summary(const GatheredResults& results) {
+nlohmann::ordered_json results_summary(const GatheredResults& results, const BootstrapOptions& bootstrap) {
   auto identity = [](nlohmann::ordered_json& j, const RunIdentity& id, const std::string& label) {
     j["method"] = id.method;
     j["label"] = label;
@@ -491,7 +491,7 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["samples"] = sample_count(r);
     j["scores"] = r.scores;
     j["avg"] = r.avg ? nlohmann::ordered_json(*r.avg) : nlohmann::ordered_json(nullptr);
-    const auto ci = avg_interval(r);  // 95% bootstrap interval, when the run has per-sample scores
+    const auto ci = avg_interval(r, bootstrap);  // 95% bootstrap interval, when the run has per-sample scores
     j["avg_ci95"] = ci ? nlohmann::ordered_json::array({ci->lo, ci->hi}) : nlohmann::ordered_json(nullptr);
     j["kept_per_layer"] = r.kept.mean_kept;
     j["kept_samples"] = r.kept.samples;
@@ -510,7 +510,7 @@ nlohmann::ordered_json results_summary(const GatheredResults& results) {
     j["kl_max"] = r.kl_max;
     j["top1_agreement"] = r.top1;
     j["kv_fraction"] = r.kv_fraction;
-    const auto ci = kl_interval(r);  // 95% bootstrap interval over texts, when the run has per-text values
+    const auto ci = kl_interval(r, bootstrap);  // 95% bootstrap interval over texts, when the run has per-text values
     j["kl_mean_ci95"] = ci ? nlohmann::ordered_json::array({ci->lo, ci->hi}) : nlohmann::ordered_json(nullptr);
     j["texts"] = r.texts;
     j["positions"] = r.positions;

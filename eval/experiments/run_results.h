@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/experiments/bootstrap.h"
 #include "eval/kept_tokens_log.h"
 #include "eval/sample_scores.h"
 
@@ -138,7 +139,8 @@ ModelRuns<Run> runs_of_model(const std::vector<Run>& runs, const std::string& mo
 }
 
 // summary.json for scripts/plot_results.py: every run with its model, method, label, budget,
-// ratio, options, scores / fidelity figures and mean kept tokens per layer.
-nlohmann::ordered_json results_summary(const GatheredResults& results);
+// ratio, options, scores / fidelity figures and mean kept tokens per layer; the intervals with
+// `bootstrap`'s resamples.
+nlohmann::ordered_json results_summary(const GatheredResults& results, const BootstrapOptions& bootstrap = {});
 
 }  // namespace ripplekv::experiments

@@ -270,6 +270,7 @@ TEST_CASE("Damaged JSON, binary and overflowing inputs name the file and the key
   check_refused("allocate --profile " + d + "/ok.json --budget 4611686018427387904", "must be between 1 and 2^40");
   check_refused("table --runs " + d + " --out " + d + "/t --published-model x", "--published-model needs --published");
   check_refused("table --runs " + d + " --out " + d + "/t --pool-across-tasks", "it needs --pool");
+  check_refused("table --runs " + d + " --out " + d + "/t --resamples 5", "--resamples 5: give 100 to 10000000");
   fs::remove_all(dir);
 }
 

@@ -934,6 +934,18 @@ TEST_CASE("tables: --pool-across-tasks makes one row of runs on other tasks", "[
   CHECK(row.labels[2] == "SnapKV");  // PyramidKV did not run on seed 42's two tasks
   CHECK(row.labels[3] == "win");     // +4 on every sample of every task
   CHECK(*row.values[0] == Approx(4.0));
+  // Another resample count reaches every interval and says so.
+  BootstrapOptions many;
+  many.resamples = 5000;
+  CHECK_THAT(table_markdown(longbench_tables(pooled.runs, {}, many)), Contains("(5000 resamples"));
+  CHECK_THAT(table_markdown(paired_difference_tables(pooled.runs, many)), Contains("(5000 resamples)"));
+  CHECK_THAT(table_markdown(tables), Contains("(2000 resamples"));
+  const auto default_ci = avg_interval(snap), many_ci = avg_interval(snap, many);
+  REQUIRE(default_ci);
+  REQUIRE(many_ci);
+  CHECK(default_ci->lo != many_ci->lo);  // another draw
+  CHECK(results_summary(GatheredResults{pooled.runs, {}, {}}, many)["longbench"][0]["avg_ci95"][0] ==
+        avg_interval(pooled.runs[0], many)->lo);
 
   // The same sample in two runs is still refused.
   fs::copy(dir / "b", dir / "b2", fs::copy_options::recursive);
