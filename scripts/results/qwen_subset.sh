@@ -192,6 +192,17 @@ step "ruler 16k seed 43 float32 profile" "$(plf_done "$OUT/ruler16k_seed43/runs"
 step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs")" "$BIN" ruler --model "$MODEL" \
   --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
   --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
+# The other 5 of RULER's 11 tasks at 16k (niah_single_1, niah_single_3, niah_multikey_2,
+# niah_multikey_3, cwe), one sample each from seeds 42 and 43, every method of the 16k sets (1
+# thread each, side by side); `ruler_pooled.sh qwen16k_all` pools all 11 tasks.
+T_REST=niah_single_1,niah_single_3,niah_multikey_2,niah_multikey_3,cwe
+for set in ruler16k_rest: ruler16k_rest_seed43:43; do  # FOLDER:SEED (seed 42, the default, unset)
+  dir=${set%%:*} seed=${set#*:}
+  step "ruler 16k other tasks${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" \
+    --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 ${seed:+--seed "$seed"} --tasks $T_REST \
+    --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank,$PLF_METHODS" \
+    --out "$OUT/$dir/runs"
+done
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
 # to 49, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
@@ -202,6 +213,15 @@ for set in ruler32k: ruler32k_seed43:43 ruler32k_seed44:44 ruler32k_seed45:45 ru
   step "ruler 32k${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
     "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T16 --budgets 256,1024 \
     --methods "$Q32_METHODS" --out "$OUT/$dir/runs"
+done
+# The other 5 of RULER's 11 tasks at 32k (T_REST), one sample each from seeds 42 and 43, the same
+# methods (1 thread each, side by side): `ruler_pooled.sh qwen32k_rest` tables them alone,
+# `qwen32k_all` pools all 11 tasks.
+for set in ruler32k_rest: ruler32k_rest_seed43:43; do  # FOLDER:SEED (seed 42, the default, unset)
+  dir=${set%%:*} seed=${set#*:}
+  step "ruler 32k other tasks${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" \
+    --dtype bfloat16 "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T_REST \
+    --budgets 256,1024 --methods "$Q32_METHODS" --out "$OUT/$dir/runs"
 done
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
@@ -223,7 +243,8 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
-for dir in ruler32k ruler32k_seed4{3,4,5,6,7,8,9}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler16k_rest ruler16k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler32k ruler32k_seed4{3,4,5,6,7,8,9} ruler32k_rest ruler32k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
-BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen32k
+BIN=$BIN scripts/results/ruler_pooled.sh qwen4k qwen8k qwen16k qwen16k_rest qwen16k_all qwen32k qwen32k_rest qwen32k_all

@@ -18,17 +18,26 @@
 #           samples of 6 tasks, 24 in all), every method run on all three
 #   qwen32k: Qwen2.5-Coder-1.5B at 32k over eight sample sets (seeds 42 to 49: 1 sample each of
 #           the same 6 tasks, 48 in all), with the float32 profile only
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k ...]   (default: all eight)
-# Environment: BIN (default build/ripplekv).
+#   qwen16k_rest, qwen32k_rest: the other 5 of RULER's 11 tasks at 16k and 32k (niah_single_1,
+#           niah_single_3, niah_multikey_2, niah_multikey_3, cwe), one sample each from seeds 42
+#           and 43 (10 prompts), tabled alone
+#   qwen16k_all, qwen32k_all: all 11 tasks, the 6-task sets and the _rest sets pooled across
+#           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
+#           4 or 8 of the first 6 tasks, 2 of the other 5; Avg the mean of the 11)
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k|qwen16k_rest|qwen32k_rest
+#           |qwen16k_all|qwen32k_all ...]   (default: all twelve)
+# Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
+# <out>/tables_r100000/ beside the committed 2,000-resample tables, and no plots).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
 for target in "${targets[@]}"; do
   budgets=  # with more than two sets: the budgets all of them ran (others are left out)
+  pool=(--pool)
   case $target in
     4k) sets=($S/ruler $S/ruler4k_seed43); out=$S/ruler4k_pooled ;;
     4k3) sets=($S/ruler $S/ruler4k_seed43 $S/ruler4k_seed44); budgets=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
@@ -38,7 +47,13 @@ for target in "${targets[@]}"; do
     qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
     qwen16k) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
     qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k or qwen32k)" >&2; exit 2 ;;
+    qwen16k_rest) sets=($Q/ruler16k_rest $Q/ruler16k_rest_seed43); out=$Q/ruler16k_rest_pooled ;;
+    qwen32k_rest) sets=($Q/ruler32k_rest $Q/ruler32k_rest_seed43); out=$Q/ruler32k_rest_pooled ;;
+    qwen16k_all) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44 $Q/ruler16k_rest $Q/ruler16k_rest_seed43)
+      budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler16k_all_pooled ;;
+    qwen32k_all) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9} $Q/ruler32k_rest $Q/ruler32k_rest_seed43)
+      budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler32k_all_pooled ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all or qwen32k_all)" >&2; exit 2 ;;
   esac
   dirs=()
   for set in "${sets[@]}"; do dirs+=("$set"/runs/*); done
@@ -56,6 +71,10 @@ for target in "${targets[@]}"; do
       ripple@profile=*8x512_*_layer_mean.json_ratio=8_normalize=rank_b*) runs+=("$dir") ;; # and f32 profiles
     esac
   done
-  "$BIN" table --pool --runs "${runs[@]}" --out "$out/tables"
+  if [ -n "${RESAMPLES:-}" ]; then
+    "$BIN" table "${pool[@]}" --resamples "$RESAMPLES" --runs "${runs[@]}" --out "$out/tables_r$RESAMPLES"
+    continue
+  fi
+  "$BIN" table "${pool[@]}" --runs "${runs[@]}" --out "$out/tables"
   .venv/bin/python scripts/plot_results.py --summary "$out/tables/summary.json" --out "$out/plots"
 done
