@@ -193,10 +193,10 @@ step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs"
   --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 2 --seed 44 --tasks $T16 --budgets 256,1024 \
   --methods "$PLF_METHODS" --out "$OUT/ruler16k_seed44/runs"
 # The other 5 of RULER's 11 tasks at 16k (niah_single_1, niah_single_3, niah_multikey_2,
-# niah_multikey_3, cwe), one sample each from seeds 42 and 43, every method of the 16k sets (1
-# thread each, side by side); `ruler_pooled.sh qwen16k_all` pools all 11 tasks.
+# niah_multikey_3, cwe), one sample each from seeds 42 to 45, every method of the 16k sets (1
+# thread each, two side by side); `ruler_pooled.sh qwen16k_all` pools all 11 tasks.
 T_REST=niah_single_1,niah_single_3,niah_multikey_2,niah_multikey_3,cwe
-for set in ruler16k_rest: ruler16k_rest_seed43:43; do  # FOLDER:SEED (seed 42, the default, unset)
+for set in ruler16k_rest: ruler16k_rest_seed43:43 ruler16k_rest_seed44:44 ruler16k_rest_seed45:45; do  # FOLDER:SEED (seed 42, the default, unset)
   dir=${set%%:*} seed=${set#*:}
   step "ruler 16k other tasks${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" \
     --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 ${seed:+--seed "$seed"} --tasks $T_REST \
@@ -243,7 +243,7 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
-for dir in ruler16k_rest ruler16k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler16k_rest ruler16k_rest_seed4{3,4,5}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 for dir in ruler32k ruler32k_seed4{3,4,5,6,7,8,9} ruler32k_rest ruler32k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"

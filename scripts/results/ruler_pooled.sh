@@ -20,10 +20,11 @@
 #           the same 6 tasks, 48 in all), with the float32 profile only
 #   qwen16k_rest, qwen32k_rest: the other 5 of RULER's 11 tasks at 16k and 32k (niah_single_1,
 #           niah_single_3, niah_multikey_2, niah_multikey_3, cwe), one sample each from seeds 42
-#           and 43 (10 prompts), tabled alone
+#           to 45 at 16k (20 prompts) and 42 and 43 at 32k (10), tabled alone
 #   qwen16k_all, qwen32k_all: all 11 tasks, the 6-task sets and the _rest sets pooled across
 #           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
-#           4 or 8 of the first 6 tasks, 2 of the other 5; Avg the mean of the 11)
+#           4 of each task at 16k; at 32k 8 of the first 6 tasks, 2 of the other 5; Avg the
+#           mean of the 11)
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k|qwen16k_rest|qwen32k_rest
 #           |qwen16k_all|qwen32k_all ...]   (default: all twelve)
 # Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
@@ -47,9 +48,9 @@ for target in "${targets[@]}"; do
     qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
     qwen16k) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
     qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
-    qwen16k_rest) sets=($Q/ruler16k_rest $Q/ruler16k_rest_seed43); out=$Q/ruler16k_rest_pooled ;;
+    qwen16k_rest) sets=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5}); budgets=" 256 1024 "; out=$Q/ruler16k_rest_pooled ;;
     qwen32k_rest) sets=($Q/ruler32k_rest $Q/ruler32k_rest_seed43); out=$Q/ruler32k_rest_pooled ;;
-    qwen16k_all) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44 $Q/ruler16k_rest $Q/ruler16k_rest_seed43)
+    qwen16k_all) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44 $Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
       budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler16k_all_pooled ;;
     qwen32k_all) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9} $Q/ruler32k_rest $Q/ruler32k_rest_seed43)
       budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler32k_all_pooled ;;
