@@ -4,11 +4,12 @@
 // allocates hundreds of MB per layer, and reusing them beats faulting fresh pages in. But the
 // free chunks one prompt leaves behind stay resident, and the next prompt's allocations do not
 // fit them all: a Qwen2.5-Coder-1.5B RULER run at 32k tokens (11 variants, 1 thread) held 7.2
-// GiB of anonymous memory after its first prompt and 10.2 GiB after its third. Between samples the engine therefore
-// returns the heap's whole free pages (glibc's malloc_trim, which releases free pages inside
-// the heap too, not only at its top) once they add up to `threshold`: the next prompt faults
-// in what it needs again, a few seconds against minutes of prefill, and runs whose prompts
-// leave less free (short prompts, small models) are never touched.
+// GiB of anonymous memory after its first prompt and 10.2 GiB after its third. Between
+// samples the engine therefore returns the heap's whole free pages (glibc's malloc_trim, which
+// releases free pages inside the heap too, not only at its top) once they add up to
+// `threshold`: the next prompt faults in what it needs again, a few seconds against minutes
+// of prefill, and runs whose prompts leave less free (short prompts, small models) are never
+// touched.
 #pragma once
 
 #include <cstddef>

@@ -195,34 +195,31 @@ step "ruler 16k seed 44 float32 profile" "$(plf_done "$OUT/ruler16k_seed44/runs"
 # The other 5 of RULER's 11 tasks at 16k (niah_single_1, niah_single_3, niah_multikey_2,
 # niah_multikey_3, cwe), one sample each from seeds 42 to 45, every method of the 16k sets (1
 # thread each, two side by side); `ruler_pooled.sh qwen16k_all` pools all 11 tasks.
+# One sample per task from each of several seeds, budgets 256 and 1024, a step per seed.
+ruler_sets() {  # ruler_sets NAME LENGTH TASKS METHODS FOLDER:SEED... (seed 42, the default: FOLDER:)
+  local name=$1 length=$2 tasks=$3 methods=$4 entry dir seed
+  shift 4
+  for entry in "$@"; do
+    dir=${entry%%:*} seed=${entry#*:}
+    step "$name${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
+      "${threads[@]}" --lengths "$length" --samples 1 ${seed:+--seed "$seed"} --tasks "$tasks" --budgets 256,1024 \
+      --methods "$methods" --out "$OUT/$dir/runs"
+  done
+}
 T_REST=niah_single_1,niah_single_3,niah_multikey_2,niah_multikey_3,cwe
-for set in ruler16k_rest: ruler16k_rest_seed43:43 ruler16k_rest_seed44:44 ruler16k_rest_seed45:45; do  # FOLDER:SEED (seed 42, the default, unset)
-  dir=${set%%:*} seed=${set#*:}
-  step "ruler 16k other tasks${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" \
-    --dtype bfloat16 "${threads[@]}" --lengths 16384 --samples 1 ${seed:+--seed "$seed"} --tasks $T_REST \
-    --budgets 256,1024 --methods "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank,$PLF_METHODS" \
-    --out "$OUT/$dir/runs"
-done
+ruler_sets "ruler 16k other tasks" 16384 "$T_REST" \
+  "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank,$PLF_METHODS" \
+  ruler16k_rest: ruler16k_rest_seed43:43 ruler16k_rest_seed44:44 ruler16k_rest_seed45:45
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
 # to 49, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
-for set in ruler32k: ruler32k_seed43:43 ruler32k_seed44:44 ruler32k_seed45:45 ruler32k_seed46:46 \
-    ruler32k_seed47:47 ruler32k_seed48:48 ruler32k_seed49:49; do  # FOLDER:SEED (seed 42, the default, unset)
-  dir=${set%%:*} seed=${set#*:}
-  step "ruler 32k${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-    "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T16 --budgets 256,1024 \
-    --methods "$Q32_METHODS" --out "$OUT/$dir/runs"
-done
+ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: ruler32k_seed43:43 ruler32k_seed44:44 \
+  ruler32k_seed45:45 ruler32k_seed46:46 ruler32k_seed47:47 ruler32k_seed48:48 ruler32k_seed49:49
 # The other 5 of RULER's 11 tasks at 32k (T_REST), one sample each from seeds 42 and 43, the same
 # methods (1 thread each, side by side): `ruler_pooled.sh qwen32k_rest` tables them alone,
 # `qwen32k_all` pools all 11 tasks.
-for set in ruler32k_rest: ruler32k_rest_seed43:43; do  # FOLDER:SEED (seed 42, the default, unset)
-  dir=${set%%:*} seed=${set#*:}
-  step "ruler 32k other tasks${seed:+ seed $seed}" "$(plf_done "$OUT/$dir/runs")" "$BIN" ruler --model "$MODEL" \
-    --dtype bfloat16 "${threads[@]}" --lengths 32768 --samples 1 ${seed:+--seed "$seed"} --tasks $T_REST \
-    --budgets 256,1024 --methods "$Q32_METHODS" --out "$OUT/$dir/runs"
-done
+ruler_sets "ruler 32k other tasks" 32768 "$T_REST" "$Q32_METHODS" ruler32k_rest: ruler32k_rest_seed43:43
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \

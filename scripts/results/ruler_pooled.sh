@@ -34,6 +34,8 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
+Q16=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44) Q16_REST=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
+Q32=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9}) Q32_REST=($Q/ruler32k_rest $Q/ruler32k_rest_seed43)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
 for target in "${targets[@]}"; do
@@ -46,14 +48,14 @@ for target in "${targets[@]}"; do
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
     qwen4k) sets=($Q/ruler4k $Q/ruler4k_seed43); out=$Q/ruler4k_pooled ;;
     qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
-    qwen16k) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
-    qwen32k) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9}); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
-    qwen16k_rest) sets=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5}); budgets=" 256 1024 "; out=$Q/ruler16k_rest_pooled ;;
-    qwen32k_rest) sets=($Q/ruler32k_rest $Q/ruler32k_rest_seed43); out=$Q/ruler32k_rest_pooled ;;
-    qwen16k_all) sets=($Q/ruler16k $Q/ruler16k_seed43 $Q/ruler16k_seed44 $Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
-      budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler16k_all_pooled ;;
-    qwen32k_all) sets=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9} $Q/ruler32k_rest $Q/ruler32k_rest_seed43)
-      budgets=" 256 1024 "; pool=(--pool --pool-across-tasks); out=$Q/ruler32k_all_pooled ;;
+    qwen16k) sets=("${Q16[@]}"); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
+    qwen32k) sets=("${Q32[@]}"); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
+    qwen16k_rest) sets=("${Q16_REST[@]}"); budgets=" 256 1024 "; out=$Q/ruler16k_rest_pooled ;;
+    qwen32k_rest) sets=("${Q32_REST[@]}"); out=$Q/ruler32k_rest_pooled ;;
+    qwen16k_all) sets=("${Q16[@]}" "${Q16_REST[@]}"); budgets=" 256 1024 "; pool=(--pool --pool-across-tasks)
+      out=$Q/ruler16k_all_pooled ;;
+    qwen32k_all) sets=("${Q32[@]}" "${Q32_REST[@]}"); budgets=" 256 1024 "; pool=(--pool --pool-across-tasks)
+      out=$Q/ruler32k_all_pooled ;;
     *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all or qwen32k_all)" >&2; exit 2 ;;
   esac
   dirs=()
