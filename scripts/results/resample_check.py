@@ -2,7 +2,7 @@
 """Which committed paired verdicts depend on the bootstrap's draw: every committed table folder
 (results/**/tables*/table_config.json) is tabled again from the same runs with `ripplekv table
 --resamples N` into a scratch folder, and each RippleKV row's two verdicts (against the best
-baseline and against the uniform twin, in paired.md and fidelity_paired.md) are compared with
+baseline and against the uniform twin, read from paired.csv and fidelity_paired.csv) are compared with
 the committed 2,000-resample ones. A verdict that moves sits on the edge of its interval: its
 interval end is within the Monte Carlo error of 0.
 
@@ -13,6 +13,7 @@ Prints and writes one line per moved verdict and the count; about 5 minutes on 2
 the 74 table folders of this repository at 100,000 resamples.
 """
 import argparse
+import csv
 import glob
 import json
 import os
@@ -21,16 +22,22 @@ import sys
 
 
 def verdict_cells(path):
-    """{(table title, method, budget): (verdict vs best, verdict vs uniform, best baseline, numbers)}"""
-    out, title = {}, ""
-    with open(path) as f:
-        for line in f:
-            if line.startswith("### "):
-                title = line[4:].strip()
-            elif line.startswith("| RippleKV"):
-                c = [x.strip() for x in line.strip().strip("|").split("|")]
-                # Method | Budget | Best baseline | Verdict | Uniform, same selector | Verdict | 6 numbers
-                out[(title, c[0], c[1])] = (c[3], c[5], c[2], c[4], c[6:12])
+    """{(table title, method, budget): (verdict vs best, verdict vs uniform, best baseline, uniform
+    baseline, [ci_lo, ci_hi, uniform_ci_lo, uniform_ci_hi] as the Markdown table prints them)}
+    from a paired CSV (`paired.csv`, `fidelity_paired.csv`)."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    head = rows[0]
+    first = head.index("Verdict")
+    second = head.index("Verdict", first + 1)
+    decimals = 4 if "kl_difference" in head else 2  # as the tables round them
+    ends = [head.index(k) for k in ("ci_lo", "ci_hi", "uniform_ci_lo", "uniform_ci_hi")]
+    out = {}
+    for r in rows[1:]:
+        c = dict(zip(head, r))
+        out[(c["table"], c["Method"], c["Budget"])] = (
+            r[first], r[second], c["Best baseline"], c["Uniform, same selector"],
+            [f"{float(r[i]):.{decimals}f}" if r[i] else "-" for i in ends])
     return out
 
 
@@ -60,7 +67,7 @@ def main():
     lines, total, moved, folders = [], 0, 0, 0
     for cfg_path in sorted(glob.glob("results/**/table_config.json", recursive=True)):
         folder = os.path.dirname(cfg_path)
-        committed = [k for k in ("paired.md", "fidelity_paired.md") if os.path.exists(os.path.join(folder, k))]
+        committed = [k for k in ("paired.csv", "fidelity_paired.csv") if os.path.exists(os.path.join(folder, k))]
         if not committed:
             continue
         with open(cfg_path) as f:
@@ -83,7 +90,7 @@ def main():
                     total += 1
                     if a[i] != b[i]:
                         moved += 1
-                        lo, hi = (1, 2) if i == 0 else (4, 5)
+                        lo, hi = (0, 1) if i == 0 else (2, 3)
                         lines.append(f"- `{folder}/{name}`: {key[1]} at {key[2]} vs {against}: {b[i]} -> {a[i]} "
                                      f"(interval [{b[4][lo]}, {b[4][hi]}] -> [{a[4][lo]}, {a[4][hi]}])")
     report = [f"# Verdicts that depend on the bootstrap draw ({args.resamples} resamples against 2000)", "",
