@@ -18,8 +18,10 @@ bool is_ripple(const Run& r) {
   return false;
 }
 
-// b's samples in a's order, task by task; nullopt when a task's sample ids differ.
+// b's samples in a's order, task by task; nullopt when the task sets or a task's sample ids
+// differ (b scored on more tasks than a would be chosen as best baseline by an Avg a is not on).
 std::optional<std::vector<std::vector<double>>> aligned(const LongBenchResult& a, const LongBenchResult& b) {
+  if (a.tasks.size() != b.tasks.size()) return std::nullopt;
   std::vector<std::vector<double>> out;
   for (const auto& t : a.tasks) {
     const auto& sa = a.samples.at(t);

@@ -657,6 +657,28 @@ TEST_CASE("tables: one sample in a task gives no interval and no verdict", "[exp
   fs::remove_all(dir);
 }
 
+TEST_CASE("tables: a baseline scored on more tasks than RippleKV is not paired with it", "[experiments][table]") {
+  const auto dir = scratch("table_more_tasks");
+  // SnapKV on vt and fwe, RippleKV on vt alone: a difference over vt would sit beside a best
+  // baseline chosen by an Avg over both tasks, so the pair is refused either way round.
+  const std::map<std::string, std::vector<double>> snap = {{"vt", {40, 60, 20}}, {"fwe", {33, 30, 36}}};
+  const std::map<std::string, std::vector<double>> rip = {{"vt", {80, 90, 70}}};
+  fake_longbench_run(dir / "snap", "/m/M", "snapkv", "uniform", 128, means(snap));
+  fake_sample_scores(dir / "snap", snap);
+  fake_longbench_run(dir / "rip", "/m/M", "snapkv", "ripple", 128, means(rip), {{"ratio", "2"}});
+  fake_sample_scores(dir / "rip", rip);
+  const auto gathered = gather_results({dir}, preset_name);
+  REQUIRE(gathered.longbench.size() == 2);
+  const auto paired = paired_difference_tables(gathered.longbench);
+  REQUIRE(paired.size() == 1);
+  const auto& row = paired[0].blocks.at(0).rows.at(0);
+  CHECK(row.labels[3] == "different samples");
+  CHECK_FALSE(row.values[0]);
+  CHECK(row.labels[5] == "different samples");
+  CHECK_FALSE(row.values[3]);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline with a paired verdict",
           "[experiments][table]") {
   const auto dir = scratch("table_ci");
