@@ -13,6 +13,9 @@ To pool sample sets (as `ripplekv table --pool`), give A and B as colon-separate
 one folder per set in the same order on both sides (RUNS42/x:RUNS43/x RUNS42/y:RUNS43/y).
 The mean equals the table's Avg difference; the interval's resamples are NumPy's (seed 0), so
 its ends can differ from the table's in the second decimal.
+With --common, each column is paired on the sample ids both sides hold (e.g. a LongBench run at
+32k tokens against the same model's run cut to 4k, whose folder holds more samples per task);
+a column the two share no sample of is refused.
 """
 import argparse
 import json
@@ -38,15 +41,20 @@ def columns(run_dir):
 SAMPLE_KEYS = ("benchmark", "model", "data", "seed")  # what makes sample id k the same prompt in two folders
 
 
-def sample_source(run_dir):
-    """The config.json settings that decide which prompt each sample id is."""
+def sample_source(run_dir, common=False):
+    """The config.json settings that decide which prompt each sample id is (with `common`, a
+    LongBench folder's data files without their sample counts: a longer cut holds more ids of the
+    same files)."""
     path = os.path.join(run_dir, "config.json")
     try:
         with open(path) as f:
             run = json.load(f)["run"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"run_pair.py: {path}: cannot read it ({e}); give run folders written by ripplekv")
-    return {k: run.get(k) for k in SAMPLE_KEYS}
+    source = {k: run.get(k) for k in SAMPLE_KEYS}
+    if common and isinstance(source["data"], dict):
+        source["data"] = {t: d.get("file") if isinstance(d, dict) else d for t, d in source["data"].items()}
+    return source
 
 
 def pooled_columns(arg):
@@ -65,12 +73,12 @@ def label(arg):
     return name if len(dirs) == 1 else f"{name} ({len(dirs)} sets)"
 
 
-def paired(a_dir, b_dir, resamples, seed):
+def paired(a_dir, b_dir, resamples, seed, common=False):
     if a_dir.count(":") != b_dir.count(":"):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} pool different numbers of sample sets; give one folder per set "
                  "on both sides, in the same order")
     for a_set, b_set in zip(a_dir.split(":"), b_dir.split(":")):
-        a_src, b_src = sample_source(a_set), sample_source(b_set)
+        a_src, b_src = sample_source(a_set, common), sample_source(b_set, common)
         if a_src != b_src:
             diff = ", ".join(f"{k} {a_src[k]!r} vs {b_src[k]!r}" for k in SAMPLE_KEYS if a_src[k] != b_src[k])
             sys.exit(f"run_pair.py: {a_set} and {b_set} scored different prompts ({diff} in config.json); pair "
@@ -81,10 +89,16 @@ def paired(a_dir, b_dir, resamples, seed):
                  "pair runs of the same tasks and lengths")
     diffs = []
     for name in sorted(a):
-        if sorted(a[name]) != sorted(b[name]):
+        if common:
+            ids = sorted(set(a[name]) & set(b[name]))
+            if not ids:
+                sys.exit(f"run_pair.py: column {name}: {a_dir} and {b_dir} share no sample id; --common pairs the "
+                         "samples both hold, so give runs of overlapping samples")
+        elif sorted(a[name]) != sorted(b[name]):
             sys.exit(f"run_pair.py: column {name}: {a_dir} and {b_dir} hold different sample ids; "
-                     "pair runs on the same samples (same --seed, --samples and shard)")
-        ids = sorted(a[name])
+                     "pair runs on the same samples (same --seed, --samples and shard), or pass --common")
+        else:
+            ids = sorted(a[name])
         diffs.append(np.array([a[name][i] - b[name][i] for i in ids]))
     mean = float(np.mean([d.mean() for d in diffs]))
     rng = np.random.default_rng(seed)
@@ -101,12 +115,13 @@ def main():
     ap.add_argument("runs", nargs="+", help="A B [A B ...]: run folders, paired in order")
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--common", action="store_true", help="pair each column on the sample ids both sides hold")
     args = ap.parse_args()
     if len(args.runs) % 2:
         ap.error("give run folders in pairs: A B [A B ...]")
     rows = []  # every pair checked before anything is printed
     for a_dir, b_dir in zip(args.runs[0::2], args.runs[1::2]):
-        mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed)
+        mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed, args.common)
         verdict = "tie" if lo <= 0 <= hi else ("A wins" if lo > 0 else "B wins")
         rows.append(f"| {label(a_dir)} | {label(b_dir)} | {n} | {mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
     print("| A | B | samples | A - B | 95% CI | verdict |\n|---|---|---|---|---|---|")
