@@ -14,6 +14,11 @@
 # (the noise sweep keeps its three modes and takes only the dtype):
 #   NOISE=layer_mean PROFILE_DTYPE=float32 \
 #     OUT=results/smollm2-135m-instruct/ablations_layer_mean_f32 scripts/results/ablations.sh
+# and the ratio sweep with the old relative noise but a float32 profile (the noise sweep of
+# ablations_layer_mean_f32 made that profile; PROFILE_CACHE, default OUT/profiles, reuses it):
+#   NOISE=relative PROFILE_DTYPE=float32 OUT=results/smollm2-135m-instruct/ablations_relative_f32 \
+#     PROFILE_CACHE=results/smollm2-135m-instruct/ablations_layer_mean_f32/profiles \
+#     scripts/results/ablations.sh ratio
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
@@ -32,7 +37,7 @@ for n in "${names[@]}"; do
   if [ -n "${PROFILE_DTYPE:-}" ]; then overrides+=(--set method.ripple.profile_dtype="$PROFILE_DTYPE"); fi
   start=$(date +%s)
   "$BIN" sweep --config "$file" --set model="$MODEL" ${THREADS:+--set threads=$THREADS} "${overrides[@]}" \
-    --set method.ripple.profile_cache="$OUT/profiles" --out "$OUT/$n"
+    --set method.ripple.profile_cache="${PROFILE_CACHE:-$OUT/profiles}" --out "$OUT/$n"
   echo "ablations.sh: $n took $(( $(date +%s) - start )) s" | tee -a "$OUT/wall_times.txt"
   "$BIN" table --runs "$OUT/$n" --out "$OUT/$n/tables"
 done

@@ -165,6 +165,18 @@ step "fidelity r=8 rank float32 profile" "$OUT/fidelity_layer_mean_f32_r8_rank/f
 # The ratio with the float32 profile (min-max): r = 2, 4 and 8 beside SnapKV and H2O, one call
 step "fidelity ratios float32 profile" "$OUT/fidelity_layer_mean_f32_ratios/fidelity.csv" fidelity \
   "$OUT/fidelity_layer_mean_f32_ratios" "snapkv,h2o,ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8"
+# The first, `relative`-noise comparisons with a float32 profile (PRF) of the same texts: fidelity
+# r = 1.5 and 2 with both profiles beside SnapKV, one call; r = 2 with both profiles beside SnapKV
+# on the seed-42 RULER 4k prompts, one call (a folder of its own: ruler4k/ ran on 2 threads and
+# older kernels, so each pair here has one binary and one thread count).
+PRF=$OUT/profiles/profile_multi_news_8x512_f32.json
+step "float32 relative profile" "$PRF" "$BIN" profile --model "$MODEL" --dtype float32 "${threads[@]}" \
+  --calibration "$TEXTS" --samples 8 --max-tokens 512 --noise relative --out "$PRF"
+step "fidelity float32 relative profile" "$OUT/fidelity_relative_f32/fidelity.csv" fidelity "$OUT/fidelity_relative_f32" \
+  "snapkv,ripple@profile=$P,ratio=1.5,ripple@profile=$P,ratio=2,ripple@profile=$PRF,ratio=1.5,ripple@profile=$PRF,ratio=2"
+step "ruler 4k float32 relative profile" "$OUT/ruler4k_relative_f32/runs/ripple@profile=${PRF//\//_}_ratio=2_b1024/result.json" \
+  "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 \
+  --methods "snapkv,ripple@profile=$P,ratio=2,ripple@profile=$PRF,ratio=2" --out "$OUT/ruler4k_relative_f32/runs"
 plf_done() { echo "$1/ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json"; }
 step "ruler 4k float32 profile" "$(plf_done "$OUT/ruler4k/runs")" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/ruler4k/runs"
@@ -248,8 +260,10 @@ step "longbench 32k" "$OUT/longbench32k/runs/full/result.json" "$BIN" longbench 
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32" --out "$OUT/fidelity_layer_mean_f32/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32_r8_rank" --out "$OUT/fidelity_layer_mean_f32_r8_rank/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32_ratios" --out "$OUT/fidelity_layer_mean_f32_ratios/tables"
+"$BIN" table --runs "$OUT/fidelity_relative_f32" --out "$OUT/fidelity_relative_f32/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
+"$BIN" table --runs "$OUT/ruler4k_relative_f32/runs" --out "$OUT/ruler4k_relative_f32/tables"
 "$BIN" table --runs "$OUT/ruler8k/runs" --out "$OUT/ruler8k/tables"
 "$BIN" table --runs "$OUT/ruler8k_seed43/runs" --out "$OUT/ruler8k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
