@@ -226,9 +226,7 @@ ruler_sets "ruler 16k other tasks" 16384 "$T_REST" \
 # (1 thread each, two side by side); pooled with the others by `ruler_pooled.sh qwen16k`.
 ruler_sets "ruler 16k" 16384 "$T16" \
   "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank,$PLF_METHODS" \
-  ruler16k_seed45:45 ruler16k_seed46:46 ruler16k_seed47:47 ruler16k_seed48:48 ruler16k_seed49:49 \
-  ruler16k_seed50:50 ruler16k_seed51:51 ruler16k_seed52:52 ruler16k_seed53:53 ruler16k_seed54:54 \
-  ruler16k_seed55:55 ruler16k_seed56:56
+  $(for seed in {45..56}; do echo "ruler16k_seed$seed:$seed"; done)
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
 # to 51, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
 # 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
@@ -271,7 +269,7 @@ step "longbench 32k" "$OUT/longbench32k/runs/full/result.json" "$BIN" longbench 
 "$BIN" table --runs "$OUT/ruler16k/runs" --out "$OUT/ruler16k/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
-for dir in ruler16k_seed4{5,6,7,8,9} ruler16k_seed5{0,1,2,3,4,5,6} ruler16k_rest ruler16k_rest_seed4{3,4,5}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler16k_seed{45..56} ruler16k_rest ruler16k_rest_seed4{3,4,5}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 for dir in ruler32k ruler32k_seed4{3,4,5,6,7,8,9} ruler32k_seed5{0,1} ruler32k_rest ruler32k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"

@@ -34,7 +34,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 Q=results/qwen2.5-coder-1.5b-instruct
-Q16=($Q/ruler16k $Q/ruler16k_seed4{3,4,5,6,7,8,9} $Q/ruler16k_seed5{0,1,2,3,4,5,6}) Q16_REST=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
+Q16=($Q/ruler16k $Q/ruler16k_seed{43..56}) Q16_REST=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
 Q32=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9} $Q/ruler32k_seed5{0,1}) Q32_REST=($Q/ruler32k_rest $Q/ruler32k_rest_seed43)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
