@@ -9,10 +9,12 @@
 # the static profile minus each per-prompt variant (run_pair.py) and how alike the allocations are
 # (allocation_agreement.py). Target `window` adds, on the seed-42 prompts, 4 draws over a longer
 # replayed window (kl_positions=128, the question's last 128 tokens instead of 32); `pooled` pools
-# the two sets (44 prompts) into ruler4k_prompt_pooled/. Rerun to resume.
-#   scripts/results/smollm2_prompt.sh [42|43|window|pooled ...]   (default: all four)
+# the two sets (44 prompts) into ruler4k_prompt_pooled/. Target `8k` runs the seed-42 set's variants
+# at 8k (2 samples per task, the same 22 tasks' seed) into ruler8k_prompt/. Rerun to resume.
+#   scripts/results/smollm2_prompt.sh [42|43|window|pooled|8k ...]   (default: all but 8k)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
-# results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
+# results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint), SHARD (i/n:
+# only samples k with k % n == i, for runs side by side; the last shard to finish merges).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
@@ -59,12 +61,13 @@ report() {  # report OUT SET...: the table of the sets' runs (pooled over severa
     fi
   done
 }
-ruler4k() {  # ruler4k NAME DIR LAST_VARIANT METHODS ARGS...: 2 samples per task at 4k, budgets 256 and
-            # 1024, into DIR/runs; done when LAST_VARIANT (a folder name without _b) has its result at 1024
-  local name=$1 dir=$2 last=$3 methods=$4
-  shift 4
+ruler() {  # ruler NAME LENGTH DIR LAST_VARIANT METHODS ARGS...: 2 samples per task at LENGTH, budgets 256
+          # and 1024, into DIR/runs; done when LAST_VARIANT (a folder name without _b) has its result at 1024
+  local name=$1 length=$2 dir=$3 last=$4 methods=$5
+  shift 5
   step "$name" "$dir/runs/${last}_b1024/result.json" "$BIN" ruler --model "$MODEL" --dtype bfloat16 \
-    "${threads[@]}" --lengths 4096 --samples 2 --budgets 256,1024 --methods "$methods" --out "$dir/runs" "$@"
+    "${threads[@]}" --lengths "$length" --samples 2 --budgets 256,1024 --methods "$methods" --out "$dir/runs" \
+    ${SHARD:+--shard "$SHARD"} "$@"
 }
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(42 43 window pooled)
@@ -73,14 +76,20 @@ for target in "${targets[@]}"; do
     42) dir=$OUT/ruler4k_prompt name="ruler 4k" ;;
     43) dir=$OUT/ruler4k_prompt_seed43 name="ruler 4k seed 43" ;;
     window) dir=$OUT/ruler4k_prompt
-      ruler4k "ruler 4k ripple_prompt window 128" "$dir" ripple_prompt@ratio=8_draws=4_kl_positions=128 \
+      ruler "ruler 4k ripple_prompt window 128" 4096 "$dir" ripple_prompt@ratio=8_draws=4_kl_positions=128 \
         "ripple_prompt@ratio=8,draws=4,kl_positions=128"
       report "$dir" "$dir"
       continue ;;
     pooled) report "$OUT/ruler4k_prompt_pooled" "$OUT/ruler4k_prompt" "$OUT/ruler4k_prompt_seed43"; continue ;;
-    *) echo "smollm2_prompt.sh: unknown target $target (42, 43, window or pooled)" >&2; exit 2 ;;
+    8k) dir=$OUT/ruler8k_prompt
+      ruler "ruler 8k ripple_prompt draws 1, 4, 16" 8192 "$dir" ripple_prompt@ratio=8_draws=16 \
+        "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --seed 42
+      # With SHARD, only the shard that finishes last (and merges) has a full folder to report.
+      if [ -f "$dir/runs/ripple_prompt@ratio=8_draws=16_b1024/result.json" ]; then report "$dir" "$dir"; fi
+      continue ;;
+    *) echo "smollm2_prompt.sh: unknown target $target (42, 43, window, pooled or 8k)" >&2; exit 2 ;;
   esac
-  ruler4k "$name ripple_prompt draws 1, 4, 16" "$dir" ripple_prompt@ratio=8_draws=16 \
+  ruler "$name ripple_prompt draws 1, 4, 16" 4096 "$dir" ripple_prompt@ratio=8_draws=16 \
     "full,snapkv,pyramidkv,cake,$STATIC,$PROMPT" --seed "$target"
   report "$dir" "$dir"
 done
