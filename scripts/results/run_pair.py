@@ -73,7 +73,9 @@ def label(arg):
     return name if len(dirs) == 1 else f"{name} ({len(dirs)} sets)"
 
 
-def paired(a_dir, b_dir, resamples, seed, common=False):
+def paired_differences(a_dir, b_dir, common=False):
+    """Per column (task), the array of A minus B over the samples both hold, after checking that
+    both sides scored the same prompts."""
     if a_dir.count(":") != b_dir.count(":"):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} pool different numbers of sample sets; give one folder per set "
                  "on both sides, in the same order")
@@ -100,14 +102,25 @@ def paired(a_dir, b_dir, resamples, seed, common=False):
         else:
             ids = sorted(a[name])
         diffs.append(np.array([a[name][i] - b[name][i] for i in ids]))
+    return diffs
+
+
+def bootstrap_interval(diffs, resamples, rng):
+    """The Avg (mean of the column means) of per-column differences and its 95% percentile
+    interval, each column resampled on its own."""
     mean = float(np.mean([d.mean() for d in diffs]))
-    rng = np.random.default_rng(seed)
     boot = np.zeros(resamples)
-    for d in diffs:  # each column resampled on its own; the Avg is the mean of column means
+    for d in diffs:
         boot += d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(axis=1)
     boot /= len(diffs)
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return mean, float(lo), float(hi), sum(len(d) for d in diffs)
+    return mean, float(lo), float(hi)
+
+
+def paired(a_dir, b_dir, resamples, seed, common=False):
+    diffs = paired_differences(a_dir, b_dir, common)
+    mean, lo, hi = bootstrap_interval(diffs, resamples, np.random.default_rng(seed))
+    return mean, lo, hi, sum(len(d) for d in diffs)
 
 
 def main():
