@@ -13,6 +13,7 @@
 # On the device tool (carry device_kit):
 #   scripts/device/make_kit.sh    # here, after a build
 #   run: scripts/device/check.sh  # there; OUT is the tool's folder
+# NO_BENCH=1 stops after checks 1-3.
 # DEVICE=cpu runs the same flow on the CPU (a trial of the kit; the comparisons are then trivial).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +31,12 @@ TORCH_LIB=$("$PY" -c 'import os, torch; print(os.path.join(os.path.dirname(torch
   exit 2
 }
 export LD_LIBRARY_PATH="$KIT/lib:$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The kit's own sentencepiece shim, also in a trial here (where build/ holds another copy).
+export RIPPLEKV_SPM_LIB="$PWD/$KIT/libripplekv_spm.so"
+if [ ! -f "$RIPPLEKV_SPM_LIB" ]; then
+  echo "check.sh: $RIPPLEKV_SPM_LIB is missing; rerun scripts/device/make_kit.sh here and carry $KIT" >&2
+  exit 2
+fi
 R=$KIT/ripplekv
 S=$KIT/stories260K
 summary=$OUT/summary.txt
@@ -57,6 +64,7 @@ check fidelity "$OUT/fid_cpu_f32/fidelity.csv" "$OUT/fid_dev_f32/fidelity.csv"
 fidelity cpu bfloat16 fid_cpu_bf16
 fidelity "$DEVICE" bfloat16 fid_dev_bf16
 check profiles "$OUT/fid_cpu_bf16_profile" "$OUT/fid_dev_bf16_profile"
+[ "${NO_BENCH:-0}" = 1 ] && { cat "$summary"; exit $status; }   # checks 1-3 only
 SHAPES=${SHAPES:-smollm2,qwen2.5-1.5b,tinyllama} LENGTHS=${LENGTHS:-2048,8192} DTYPES=${DTYPES:-bfloat16} \
   VARIANTS=${VARIANTS:-1,16} DEVICE=$DEVICE BENCH=$KIT/ripplekv_bench PY=$PY scripts/bench.sh > "$OUT/bench.txt" 2>&1 ||
   { echo "FAIL bench: exit $? (see bench.txt)" | tee -a "$summary"; status=1; }

@@ -24,6 +24,9 @@ fi
 rm -rf "$KIT"
 mkdir -p "$KIT/lib" "$KIT/stories260K"
 cp build/ripplekv build/ripplekv_bench "$KIT/"
+# The sentencepiece shim is loaded at run time (dlopen), so ldd does not list it; check.sh
+# points RIPPLEKV_SPM_LIB at this copy.
+cp build/libripplekv_spm.so "$KIT/"
 # Shared libraries outside LibTorch, glibc and the compiler's runtime (Boost.Program_options,
 # PCRE2, utf8proc on Debian 12): the GPU machine's system may lack them or hold other versions.
 ldd build/ripplekv build/ripplekv_bench | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
