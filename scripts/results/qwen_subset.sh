@@ -246,15 +246,15 @@ step "longbench float32 profile" "$(plf_done "$OUT/longbench/runs")" "$BIN" long
   --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
   --max-samples 8 --max-input-tokens 4096 --budgets 256,1024 --methods "$PLF_METHODS" --out "$OUT/longbench/runs"
-# LongBench at the model's own context: the same 13 tasks, their first 6 samples (76: passage_count
-# has 4), prompts cut to 31,500 tokens (pred.py's model2maxlen for 32k models), the 32k RULER
+# LongBench at the model's own context: the same 13 tasks and 96 samples as at 4k (the first 8 of
+# each task), prompts cut to 31,500 tokens (pred.py's model2maxlen for 32k models), the 32k RULER
 # methods (no H2O: its column sums over every prompt query would add about two thirds to a 32k
 # prefill here). Ran as two 1-thread shards side by side (--shard 0/2 and 1/2; the last to finish
-# merges them), first with --max-samples 2, then extended to 4 and to 6 by the same command.
+# merges them), first with --max-samples 2, then extended to 4, 6 and 8 by the same command.
 step "longbench 32k" "$OUT/longbench32k/runs/full/result.json" "$BIN" longbench --model "$MODEL" --dtype bfloat16 \
   "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
-  --max-samples 6 --max-input-tokens 31500 --budgets 256,1024 --methods "$Q32_METHODS" --out "$OUT/longbench32k/runs"
+  --max-samples 8 --max-input-tokens 31500 --budgets 256,1024 --methods "$Q32_METHODS" --out "$OUT/longbench32k/runs"
 "$BIN" table --runs "$OUT/fidelity" "$OUT/fidelity_layer_mean" "$OUT/fidelity_layer_mean_r4" --out "$OUT/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_r8_rank" --out "$OUT/fidelity_layer_mean_r8_rank/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32" --out "$OUT/fidelity_layer_mean_f32/tables"
