@@ -16,14 +16,14 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over fifteen sample sets (seeds 42 to 56: 1 + 1 + 2 + 1
 #           + ... + 1 samples of 6 tasks, 96 in all), every method run on all of them
-#   qwen32k: Qwen2.5-Coder-1.5B at 32k over ten sample sets (seeds 42 to 51: 1 sample each of
-#           the same 6 tasks, 60 in all), with the float32 profile only
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over sixteen sample sets (seeds 42 to 57: 1 sample each of
+#           the same 6 tasks, 96 in all), with the float32 profile only
 #   qwen16k_rest, qwen32k_rest: the other 5 of RULER's 11 tasks at 16k and 32k (niah_single_1,
 #           niah_single_3, niah_multikey_2, niah_multikey_3, cwe), one sample each from seeds 42
 #           to 45 at 16k (20 prompts) and 42 and 43 at 32k (10), tabled alone
 #   qwen16k_all, qwen32k_all: all 11 tasks, the 6-task sets and the _rest sets pooled across
 #           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
-#           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 10 and 2; Avg the
+#           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 16 and 2; Avg the
 #           mean of the 11)
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k|qwen16k_rest|qwen32k_rest
 #           |qwen16k_all|qwen32k_all ...]   (default: all twelve)
@@ -33,9 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
-Q=results/qwen2.5-coder-1.5b-instruct
-Q16=($Q/ruler16k $Q/ruler16k_seed{43..56}) Q16_REST=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
-Q32=($Q/ruler32k $Q/ruler32k_seed4{3,4,5,6,7,8,9} $Q/ruler32k_seed5{0,1}) Q32_REST=($Q/ruler32k_rest $Q/ruler32k_rest_seed43)
+source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q16_REST, Q32, Q32_REST
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
 for target in "${targets[@]}"; do
@@ -46,8 +44,8 @@ for target in "${targets[@]}"; do
     4k3) sets=($S/ruler $S/ruler4k_seed43 $S/ruler4k_seed44); budgets=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
     8k) sets=($S/ruler8k $S/ruler8k_seed43); out=$S/ruler8k_pooled ;;
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
-    qwen4k) sets=($Q/ruler4k $Q/ruler4k_seed43); out=$Q/ruler4k_pooled ;;
-    qwen8k) sets=($Q/ruler8k $Q/ruler8k_seed43); out=$Q/ruler8k_pooled ;;
+    qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
+    qwen8k) sets=("${Q8[@]}"); out=$Q/ruler8k_pooled ;;
     qwen16k) sets=("${Q16[@]}"); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
     qwen32k) sets=("${Q32[@]}"); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
     qwen16k_rest) sets=("${Q16_REST[@]}"); budgets=" 256 1024 "; out=$Q/ruler16k_rest_pooled ;;
