@@ -1,4 +1,5 @@
-# Tests of eval/: test_eval (LongBench tasks, data, metrics, scoring, RULER, needle) is torch-free; the rest need LibTorch.
+# Tests of eval/: test_eval (LongBench tasks, data, metrics, scoring, RULER, needle, the results
+# scripts) is torch-free; the rest need LibTorch.
 ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/longbench/test_python_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench/test_longbench_tasks.cpp
@@ -13,7 +14,11 @@ ripplekv_add_test(test_eval SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/needle/test_needle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/experiments/test_bootstrap.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine/test_heap_release.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/experiments/test_result_scripts.cpp
 )
+# test_result_scripts runs scripts/results/*.py with the project's Python (numpy).
+target_compile_definitions(test_eval PRIVATE RIPPLEKV_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                             RIPPLEKV_PYTHON_EXE="${RIPPLEKV_PYTHON}")
 
 # LibTorch parts: the evaluation engine (one prefill for every variant equals separate runs),
 # the `ripplekv` program end to end (longbench on stories260K; not "test_longbench...": the

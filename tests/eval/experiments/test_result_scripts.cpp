@@ -1,0 +1,109 @@
+// The results scripts that size and pair runs (scripts/results/run_pair.py, samples_needed.py), run
+// with the project's Python on hand-made run folders whose paired differences are known.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+
+namespace {
+
+using Columns = std::map<std::string, std::vector<double>>;  // column -> scores of ids "0", "1", ...
+
+// A scored run folder as `ripplekv ruler` leaves it: config.json (what decides the prompts) and
+// sample_scores.json.
+void write_run(const fs::path& dir, int seed, const Columns& columns) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"run": {"benchmark": "ruler", "model": "m", "data": "generated", "seed": )"
+                                     << seed << "}}";
+  std::ostringstream s;
+  s << R"({"format": "ripplekv-sample-scores", "version": 1, "columns": {)";
+  const char* sep = "";
+  for (const auto& [name, scores] : columns) {
+    s << sep << '"' << name << R"(": {"ids": [)";
+    for (size_t i = 0; i < scores.size(); ++i) s << (i ? ", " : "") << '"' << i << '"';
+    s << R"(], "scores": [)";
+    for (size_t i = 0; i < scores.size(); ++i) s << (i ? ", " : "") << scores[i];
+    s << "]}";
+    sep = ", ";
+  }
+  s << "}}";
+  std::ofstream(dir / "sample_scores.json") << s.str();
+}
+
+double sample_variance(const std::vector<double>& x) {
+  double mean = 0;
+  for (double v : x) mean += v / static_cast<double>(x.size());
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  return ss / static_cast<double>(x.size() - 1);
+}
+
+ripplekv::test::CommandResult run_script(const std::string& script, const std::string& args) {
+  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "python3" : RIPPLEKV_PYTHON_EXE;
+  return ripplekv::test::run_command(python + " '" + RIPPLEKV_SOURCE_DIR + "/scripts/results/" + script + "' " + args);
+}
+
+}  // namespace
+
+TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and the samples it needs") {
+  const auto root = fs::temp_directory_path() / "ripplekv_test_result_scripts";
+  fs::remove_all(root);
+  const auto a = "ripple@profile=p_ratio=2_b1024", b = "cake_b1024";
+  // Two sample sets of 3 prompts per column. A - B per prompt, pooled over the sets:
+  // column x: 10 0 20 | 0 5 0, column y: 0 0 0 | 10 0 0.
+  write_run(root / "s1" / "runs" / a, 1, {{"x@4096", {10, 20, 30}}, {"y@4096", {0, 0, 0}}});
+  write_run(root / "s1" / "runs" / b, 1, {{"x@4096", {0, 20, 10}}, {"y@4096", {0, 0, 0}}});
+  write_run(root / "s2" / "runs" / a, 2, {{"x@4096", {5, 5, 5}}, {"y@4096", {10, 10, 0}}});
+  write_run(root / "s2" / "runs" / b, 2, {{"x@4096", {5, 0, 5}}, {"y@4096", {0, 10, 0}}});
+  const std::vector<double> dx = {10, 0, 20, 0, 5, 0}, dy = {0, 0, 0, 10, 0, 0};
+  const double delta = (35.0 / 6 + 10.0 / 6) / 2;  // the Avg difference: the mean of the column means
+
+  SECTION("run_pair.py pools the sets: 12 samples, the mean of the column means") {
+    const auto pa = (root / "s1/runs" / a).string() + ":" + (root / "s2/runs" / a).string();
+    const auto pb = (root / "s1/runs" / b).string() + ":" + (root / "s2/runs" / b).string();
+    const auto r = run_script("run_pair.py", "'" + pa + "' '" + pb + "'");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("| 12 | +3.75 |"));
+  }
+
+  SECTION("samples_needed.py: n = (z_.975 + z_.8)^2 * sum of the column variances / (T^2 delta^2)") {
+    const double z = 1.959963984540054 + 0.8416212335729143;
+    const auto n = static_cast<long>(std::ceil(z * z * (sample_variance(dx) + sample_variance(dy)) / (4 * delta * delta)));
+    REQUIRE(n > 2);
+    const auto r = run_script("samples_needed.py", "--set '" + (root / "s1").string() + "' --set '" +
+                                                       (root / "s2").string() + "' 'ripple@*_b1024' cake_b1024");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("| 12 (6/task) | +3.75 ["));
+    CHECK_THAT(r.output, Contains("| +3.75 | " + std::to_string(n) + " (" + std::to_string(2 * n) + ") |"));
+    // Twice the effect needs a quarter of the samples (the floor of 2 aside).
+    const auto r2 = run_script("samples_needed.py", "--effect 7.5 --set '" + (root / "s1").string() + "' --set '" +
+                                                        (root / "s2").string() + "' 'ripple@*_b1024' cake_b1024");
+    INFO(r2.output);
+    REQUIRE(r2.status == 0);
+    const auto n2 = static_cast<long>(std::ceil(z * z * (sample_variance(dx) + sample_variance(dy)) / (4 * 7.5 * 7.5)));
+    CHECK_THAT(r2.output, Contains("| +7.50 | " + std::to_string(std::max(2L, n2)) + " ("));
+  }
+
+  SECTION("bad input: folders of other prompts, a pattern that matches nothing") {
+    write_run(root / "s3" / "runs" / a, 3, {{"x@4096", {1, 2, 3}}, {"y@4096", {0, 0, 0}}});
+    auto r = run_script("run_pair.py", "'" + (root / "s3/runs" / a).string() + "' '" + (root / "s1/runs" / b).string() + "'");
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("scored different prompts (seed 3 vs 1 in config.json)"));
+    r = run_script("samples_needed.py", "--set '" + (root / "s1").string() + "' 'h2o_*' cake_b1024");
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("'h2o_*' matches 0 folders under"));
+  }
+  fs::remove_all(root);
+}
