@@ -228,11 +228,12 @@ ruler_sets "ruler 16k" 16384 "$T16" \
   "full,snapkv,pyramidkv,cake,ripple@profile=$PL,ratio=2,ripple@profile=$PL,ratio=8,normalize=rank,$PLF_METHODS" \
   $(for seed in {45..56}; do echo "ruler16k_seed$seed:$seed"; done)
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
-# to 57, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
-# 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
+# to 59, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
+# 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k` (seeds 42 to
+# 57 so far: see Q32 in qwen_sets.sh).
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
 ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: \
-  $(for seed in {43..57}; do echo "ruler32k_seed$seed:$seed"; done)
+  $(for seed in {43..59}; do echo "ruler32k_seed$seed:$seed"; done)
 # The other 5 of RULER's 11 tasks at 32k (T_REST), one sample each from seeds 42 and 43, the same
 # methods (1 thread each, side by side): `ruler_pooled.sh qwen32k_rest` tables them alone,
 # `qwen32k_all` pools all 11 tasks.
@@ -269,7 +270,7 @@ step "longbench 32k" "$OUT/longbench32k/runs/full/result.json" "$BIN" longbench 
 "$BIN" table --runs "$OUT/ruler16k_seed43/runs" --out "$OUT/ruler16k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler16k_seed44/runs" --out "$OUT/ruler16k_seed44/tables"
 for dir in ruler16k_seed{45..56} ruler16k_rest ruler16k_rest_seed4{3,4,5}; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
-for dir in ruler32k ruler32k_seed{43..57} ruler32k_rest ruler32k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
+for dir in ruler32k ruler32k_seed{43..59} ruler32k_rest ruler32k_rest_seed43; do "$BIN" table --runs "$OUT/$dir/runs" --out "$OUT/$dir/tables"; done
 "$BIN" table --runs "$OUT/longbench/runs" --out "$OUT/longbench/tables"
 "$BIN" table --runs "$OUT/longbench_summ/runs" --out "$OUT/longbench_summ/tables"
 "$BIN" table --runs "$OUT/longbench32k/runs" --out "$OUT/longbench32k/tables"
