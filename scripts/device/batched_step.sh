@@ -15,19 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ripplekv_batched_step}
-KIT=${KIT:-device_kit}
-DEVICE=${DEVICE:-cuda}
-PY=${PY:-python3}
-mkdir -p "$OUT"
-if [ ! -x "$KIT/ripplekv_bench" ]; then
-  echo "batched_step.sh: $KIT/ripplekv_bench is missing; run scripts/device/make_kit.sh here and carry $KIT" >&2
-  exit 2
-fi
-TORCH_LIB=$("$PY" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))') || {
-  echo "batched_step.sh: $PY cannot import torch; set PY to a python with torch 2.11" >&2
-  exit 2
-}
-export LD_LIBRARY_PATH="$KIT/lib:$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source scripts/device/kit_env.sh batched_step.sh ripplekv_bench
 log=$OUT/batched_step.txt
 : > "$log"
 status=0

@@ -18,25 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ripplekv_device_check}
-KIT=${KIT:-device_kit}
-DEVICE=${DEVICE:-cuda}
-PY=${PY:-python3}
-mkdir -p "$OUT"
-if [ ! -x "$KIT/ripplekv" ]; then
-  echo "check.sh: $KIT/ripplekv is missing; run scripts/device/make_kit.sh here and carry $KIT" >&2
-  exit 2
-fi
-TORCH_LIB=$("$PY" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))') || {
-  echo "check.sh: $PY cannot import torch; set PY to a python with torch 2.11" >&2
-  exit 2
-}
-export LD_LIBRARY_PATH="$KIT/lib:$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The kit's own sentencepiece shim, also in a trial here (where build/ holds another copy).
-export RIPPLEKV_SPM_LIB="$PWD/$KIT/libripplekv_spm.so"
-if [ ! -f "$RIPPLEKV_SPM_LIB" ]; then
-  echo "check.sh: $RIPPLEKV_SPM_LIB is missing; rerun scripts/device/make_kit.sh here and carry $KIT" >&2
-  exit 2
-fi
+source scripts/device/kit_env.sh check.sh ripplekv ripplekv_bench
 R=$KIT/ripplekv
 S=$KIT/stories260K
 summary=$OUT/summary.txt
