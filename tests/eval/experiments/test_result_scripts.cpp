@@ -2,13 +2,15 @@
 // with the project's Python on hand-made run folders whose paired differences are known.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -23,21 +25,15 @@ using Columns = std::map<std::string, std::vector<double>>;  // column -> scores
 // sample_scores.json.
 void write_run(const fs::path& dir, int seed, const Columns& columns) {
   fs::create_directories(dir);
-  std::ofstream(dir / "config.json") << R"({"run": {"benchmark": "ruler", "model": "m", "data": "generated", "seed": )"
-                                     << seed << "}}";
-  std::ostringstream s;
-  s << R"({"format": "ripplekv-sample-scores", "version": 1, "columns": {)";
-  const char* sep = "";
-  for (const auto& [name, scores] : columns) {
-    s << sep << '"' << name << R"(": {"ids": [)";
-    for (size_t i = 0; i < scores.size(); ++i) s << (i ? ", " : "") << '"' << i << '"';
-    s << R"(], "scores": [)";
-    for (size_t i = 0; i < scores.size(); ++i) s << (i ? ", " : "") << scores[i];
-    s << "]}";
-    sep = ", ";
+  nlohmann::json config = {{"run", {{"benchmark", "ruler"}, {"model", "m"}, {"data", "generated"}, {"seed", seed}}}};
+  std::ofstream(dir / "config.json") << config.dump();
+  nlohmann::json scores = {{"format", "ripplekv-sample-scores"}, {"version", 1}, {"columns", nlohmann::json::object()}};
+  for (const auto& [name, values] : columns) {
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < values.size(); ++i) ids.push_back(std::to_string(i));
+    scores["columns"][name] = {{"ids", ids}, {"scores", values}};
   }
-  s << "}}";
-  std::ofstream(dir / "sample_scores.json") << s.str();
+  std::ofstream(dir / "sample_scores.json") << scores.dump();
 }
 
 double sample_variance(const std::vector<double>& x) {
@@ -79,7 +75,11 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
 
   SECTION("samples_needed.py: n = (z_.975 + z_.8)^2 * sum of the column variances / (T^2 delta^2)") {
     const double z = 1.959963984540054 + 0.8416212335729143;
-    const auto n = static_cast<long>(std::ceil(z * z * (sample_variance(dx) + sample_variance(dy)) / (4 * delta * delta)));
+    auto needed = [&](double effect) {  // per column, T = 2 columns, at least 2
+      return std::max(2L, static_cast<long>(std::ceil(z * z * (sample_variance(dx) + sample_variance(dy)) /
+                                                      (4 * effect * effect))));
+    };
+    const long n = needed(delta);
     REQUIRE(n > 2);
     const auto r = run_script("samples_needed.py", "--set '" + (root / "s1").string() + "' --set '" +
                                                        (root / "s2").string() + "' 'ripple@*_b1024' cake_b1024");
@@ -92,8 +92,7 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
                                                         (root / "s2").string() + "' 'ripple@*_b1024' cake_b1024");
     INFO(r2.output);
     REQUIRE(r2.status == 0);
-    const auto n2 = static_cast<long>(std::ceil(z * z * (sample_variance(dx) + sample_variance(dy)) / (4 * 7.5 * 7.5)));
-    CHECK_THAT(r2.output, Contains("| +7.50 | " + std::to_string(std::max(2L, n2)) + " ("));
+    CHECK_THAT(r2.output, Contains("| +7.50 | " + std::to_string(needed(7.5)) + " ("));
   }
 
   SECTION("bad input: folders of other prompts, a pattern that matches nothing") {
