@@ -20,6 +20,7 @@ list(APPEND RIPPLEKV_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ops/ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/linear.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/decode_attention.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ops/cudnn_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/column_sums.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/token_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ops/swiglu_token.cpp

@@ -1,6 +1,7 @@
 #include "models/ops/ops.h"
 
 #include "models/ops/column_sums.h"
+#include "models/ops/cudnn_attention.h"
 #include "models/ops/decode_attention.h"
 #include "models/ops/linear.h"
 #include "models/ops/swiglu_token.h"
@@ -119,6 +120,7 @@ at::Tensor causal_attention(const AttentionInputs& in) {
     }
     std::optional<at::Tensor> mask;
     if (in.key_mask.defined()) mask = in.key_mask.view({b, 1, 1, tk});
+    NoCudnnAttention no_cudnn(q.is_cuda());  // a new key length every step (cudnn_attention.h)
     auto out = at::scaled_dot_product_attention(q, in.k, in.v, mask);
     return out.reshape({b, hq, 1, d});
   }
@@ -130,6 +132,7 @@ at::Tensor causal_attention(const AttentionInputs& in) {
   // Queries after a compressed or partly filled cache: explicit mask, in query chunks so
   // the mask stays small.
   const int64_t chunk = 1024;
+  NoCudnnAttention no_cudnn(in.q.is_cuda());  // key lengths differ by layer and by prompt
   std::vector<at::Tensor> outs;
   for (int64_t s = 0; s < tq; s += chunk) {
     const int64_t n = std::min(chunk, tq - s);

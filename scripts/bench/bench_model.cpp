@@ -24,6 +24,7 @@
 #include "models/generation/generate.h"
 #include "models/llama/llama_model.h"
 #include "models/loaders/load_model.h"
+#include "models/ops/cudnn_attention.h"
 #include "models/ops/greedy_argmax.h"
 #include "op_profile.h"
 #include "random_model.h"
@@ -117,7 +118,7 @@ int main(int argc, char** argv) try {
   std::string shape_s = "tinyllama", lengths_s = "2048,8192", dtypes_s = "float32,bfloat16", device_s = "cpu",
               budgets_s = "128,512", variants_s = "1,4,16,25";
   int threads = 0, decode_steps = 16, prefill_repeats = 3;
-  bool op_profile = false;
+  bool op_profile = false, cudnn_everywhere = false;
   int64_t layers = 0, variant_budget = 256;
   po::options_description desc("ripplekv_bench options");
   desc.add_options()("help,h", "help")("shape", po::value(&shape_s)->default_value(shape_s),
@@ -137,7 +138,10 @@ int main(int argc, char** argv) try {
       "variant-budget", po::value(&variant_budget)->default_value(variant_budget),
       "mean cached tokens per layer of each variant's row")(
       "op-profile", po::bool_switch(&op_profile),
-      "after each batched-variant step (V = 1, 4, ...), print where one decode step's time goes, ATen op by op");
+      "after each batched-variant step (V = 1, 4, ...), print where one decode step's time goes, ATen op by op")(
+      "cudnn-attention-everywhere", po::bool_switch(&cudnn_everywhere),
+      "CUDA: let ATen pick cuDNN attention for decode and masked attention too (its own default; "
+      "one graph build per K/V shape), to measure what ripplekv's default avoids");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   po::notify(vm);
@@ -145,14 +149,18 @@ int main(int argc, char** argv) try {
     std::cout << desc << "\n";
     return 0;
   }
+  ops::set_cudnn_attention_everywhere(cudnn_everywhere);
   at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
   at::manual_seed(0);
   const auto device = parse_device(device_s);
   const auto& shape = bench::find_shape(shape_s);
   const auto cfg = bench::shape_config(shape, layers);
   const double bandwidth = read_bandwidth_gbs(device);
-  std::cout << fmt::format("# ripplekv_bench: {} shape ({} layers), threads={}, device={}, read bandwidth {:.1f} GB/s\n",
-                           shape.model, cfg.num_layers, at::get_num_threads(), device_s, bandwidth);
+  std::cout << fmt::format("# ripplekv_bench: {} shape ({} layers), threads={}, device={}, read bandwidth {:.1f} GB/s{}\n",
+                           shape.model, cfg.num_layers, at::get_num_threads(), device_s, bandwidth,
+                           device.is_cuda() ? (cudnn_everywhere ? ", cuDNN attention everywhere"
+                                                                : ", cuDNN attention for the causal prefill only")
+                                            : "");
   std::stringstream ds(dtypes_s);
   std::string dname;
   while (std::getline(ds, dname, ',')) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "models/ops/cudnn_attention.h"
 #include "models/ops/ops.h"
 
 using namespace ripplekv;
@@ -186,4 +187,33 @@ TEST_CASE("Decode attention (one query per sequence) equals the naive loop: floa
     CHECK((got.to(at::kDouble) - exact).abs().max().item<double>() <=
           1.5 * (torch_bf.to(at::kDouble) - exact).abs().max().item<double>() + 1e-6);
   }
+}
+
+TEST_CASE("NoCudnnAttention turns ATen's cuDNN attention off on CUDA only, for its scope, and restores it",
+          "[ops][attention]") {
+  auto& ctx = at::globalContext();
+  const bool before = ctx.userEnabledCuDNNSDP();
+  ctx.setSDPUseCuDNN(true);
+  {
+    NoCudnnAttention cpu(false);  // a CPU call: nothing changes
+    CHECK(ctx.userEnabledCuDNNSDP());
+  }
+  {
+    NoCudnnAttention cuda(true);
+    CHECK_FALSE(ctx.userEnabledCuDNNSDP());
+    {
+      NoCudnnAttention nested(true);  // restores what it found (off), not "on"
+      CHECK_FALSE(ctx.userEnabledCuDNNSDP());
+    }
+    CHECK_FALSE(ctx.userEnabledCuDNNSDP());
+  }
+  CHECK(ctx.userEnabledCuDNNSDP());
+  set_cudnn_attention_everywhere(true);  // ripplekv_bench --cudnn-attention-everywhere
+  {
+    NoCudnnAttention cuda(true);
+    CHECK(ctx.userEnabledCuDNNSDP());
+  }
+  set_cudnn_attention_everywhere(false);
+  CHECK_FALSE(cudnn_attention_everywhere());
+  ctx.setSDPUseCuDNN(before);
 }
