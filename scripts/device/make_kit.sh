@@ -28,8 +28,10 @@ cp build/ripplekv build/ripplekv_bench "$KIT/"
 # points RIPPLEKV_SPM_LIB at this copy.
 cp build/libripplekv_spm.so "$KIT/"
 # Shared libraries outside LibTorch, glibc and the compiler's runtime (Boost.Program_options,
-# PCRE2, utf8proc on Debian 12): the GPU machine's system may lack them or hold other versions.
-ldd build/ripplekv build/ripplekv_bench | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+# PCRE2, utf8proc, and the shim's sentencepiece on Debian 12): the GPU machine's system may lack
+# them or hold other versions. (Its own libsentencepiece.so.0, another version, loaded silently
+# and returned garbage token ids on the 2026-12-04 H200 run: every tokenised prompt failed.)
+ldd build/ripplekv build/ripplekv_bench build/libripplekv_spm.so | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   grep -v -e site-packages -e '/libc\.so' -e '/libm\.so' -e '/libdl\.so' -e '/libpthread\.so' -e '/librt\.so' \
     -e '/libutil\.so' -e '/libgcc_s\.so' -e '/libstdc++\.so' -e '/ld-linux' |
   while read -r lib; do cp -L "$lib" "$KIT/lib/"; done
