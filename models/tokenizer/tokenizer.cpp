@@ -92,6 +92,16 @@ bool looks_like_json_object(const std::string& path) {
   return false;
 }
 
+// What a sentencepiece library of another version than the shim was built against looks like
+// from here: ids outside the vocabulary, or none at all (seen on a GPU host whose own
+// libsentencepiece.so.0 was loaded instead of the build machine's).
+std::string library_mismatch(const std::string& path, const std::string& what) {
+  return fmt::format("{}: sentencepiece answered {}; the libsentencepiece.so.0 that libripplekv_spm.so loaded is "
+                     "probably another version than the one it was built against: put the build machine's copy "
+                     "first on LD_LIBRARY_PATH (scripts/device/make_kit.sh packs it) or rebuild here",
+                     path, what);
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
@@ -118,6 +128,17 @@ Tokenizer::Tokenizer(const std::string& model_path) : path_(model_path) {
                                             "(sentencepiece could not read it: {})",
                                             model_path, err));
   }
+  // The library's answers, checked once: garbage here would otherwise become wrong token ids.
+  const int vs = vocab_size();
+  if (vs <= 0) throw std::runtime_error(library_mismatch(path_, fmt::format("a vocabulary of {} pieces", vs)));
+  for (const TokenId id : {bos_id(), eos_id(), unk_id()}) {
+    if (id < -1 || id >= vs) {
+      throw std::runtime_error(library_mismatch(path_, fmt::format("a special id {} outside [0, {})", id, vs)));
+    }
+  }
+  if (encode("Hello world, 0123.", /*add_bos=*/false).empty()) {
+    throw std::runtime_error(library_mismatch(path_, "no tokens for \"Hello world, 0123.\""));
+  }
 }
 
 Tokenizer::~Tokenizer() {
@@ -142,6 +163,12 @@ TokenIds Tokenizer::encode(const std::string& text, bool add_bos) const {
     n = api_->encode(handle_, text.data(), text.size(), ids.data(), ids.size(), err, sizeof(err));
   }
   ids.resize(static_cast<size_t>(n));
+  const int vs = vocab_size();
+  for (const int id : ids) {
+    if (id < 0 || id >= vs) {
+      throw std::runtime_error(library_mismatch(path_, fmt::format("the id {} outside [0, {})", id, vs)));
+    }
+  }
   TokenIds out;
   out.reserve(ids.size() + 1);
   if (add_bos && bos_id() >= 0) out.push_back(bos_id());

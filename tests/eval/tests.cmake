@@ -34,8 +34,11 @@ if(RIPPLEKV_WITH_TORCH)
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_cli_errors.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_ruler_cli.cpp
   )
-  target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>")
-  add_dependencies(test_cli ripplekv)
+  # A sentencepiece shim that answers garbage, as a library of another version does.
+  add_library(fake_spm_mismatch SHARED ${CMAKE_CURRENT_LIST_DIR}/cli/fake_spm_mismatch.cpp)
+  target_compile_definitions(test_cli PRIVATE RIPPLEKV_BINARY="$<TARGET_FILE:ripplekv>"
+    RIPPLEKV_FAKE_SPM="$<TARGET_FILE:fake_spm_mismatch>")
+  add_dependencies(test_cli ripplekv fake_spm_mismatch)
   ripplekv_add_test(test_experiments SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/experiments/test_experiments.cpp
   )

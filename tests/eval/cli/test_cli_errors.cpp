@@ -53,6 +53,14 @@ TEST_CASE("Options that make no sense are refused", "[cli][bad-input]") {
     CHECK(r.status != 0);
     CHECK(r.output.find("RIPPLEKV_CPU_ISA=avx9 is not one of avx512_bf16, avx512, none") != std::string::npos);
   }
+  {  // a sentencepiece library of another version (garbage ids): refused at load, naming the fix
+    const auto r = run_command("RIPPLEKV_SPM_LIB=" + std::string(RIPPLEKV_FAKE_SPM) + " " +
+                               std::string(RIPPLEKV_BINARY) + " generate " + stories() + " --prompt hi");
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("sentencepiece answered the id 1467033344 outside [0, 512)") != std::string::npos);
+    CHECK(r.output.find("put the build machine's copy first on LD_LIBRARY_PATH") != std::string::npos);
+  }
   check_refused("generate --model " + shared_data("stories260K/stories260K.bin") + " --prompt hi --threads 100000",
                 "--threads 100000");
   check_refused("generate " + stories() + " --prompt hi --max-new-tokens 600", "exceed the model's 512-token context");
