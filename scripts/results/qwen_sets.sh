@@ -3,6 +3,4 @@
 Q=results/qwen2.5-coder-1.5b-instruct
 Q4=($Q/ruler4k $Q/ruler4k_seed43) Q8=($Q/ruler8k $Q/ruler8k_seed43)
 Q16=($Q/ruler16k $Q/ruler16k_seed{43..56}) Q16_REST=($Q/ruler16k_rest $Q/ruler16k_rest_seed4{3,4,5})
-# Q32 stops at seed 57: seeds 58 and 59 ran last (their folders and per-set tables are committed)
-# but the README's 32k figures are over seeds 42 to 57; extend the range with the README.
-Q32=($Q/ruler32k $Q/ruler32k_seed{43..57}) Q32_REST=($Q/ruler32k_rest $Q/ruler32k_rest_seed43)
+Q32=($Q/ruler32k $Q/ruler32k_seed{43..59}) Q32_REST=($Q/ruler32k_rest $Q/ruler32k_rest_seed43)

@@ -229,8 +229,7 @@ ruler_sets "ruler 16k" 16384 "$T16" \
   $(for seed in {45..56}; do echo "ruler16k_seed$seed:$seed"; done)
 # RULER at the model's own context, 32k, sized to fit: one sample of the 6 16k tasks from seeds 42
 # to 59, baselines beside RippleKV with the float32 profile (1 thread each, beside another run; about
-# 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k` (seeds 42 to
-# 57 so far: see Q32 in qwen_sets.sh).
+# 11 minutes of prefill per prompt at 48 tokens/s); pooled by `ruler_pooled.sh qwen32k`.
 Q32_METHODS="full,snapkv,pyramidkv,cake,$PLF_METHODS"
 ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: \
   $(for seed in {43..59}; do echo "ruler32k_seed$seed:$seed"; done)

@@ -16,14 +16,14 @@
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over fifteen sample sets (seeds 42 to 56: 1 + 1 + 2 + 1
 #           + ... + 1 samples of 6 tasks, 96 in all), every method run on all of them
-#   qwen32k: Qwen2.5-Coder-1.5B at 32k over sixteen sample sets (seeds 42 to 57: 1 sample each of
-#           the same 6 tasks, 96 in all), with the float32 profile only
+#   qwen32k: Qwen2.5-Coder-1.5B at 32k over eighteen sample sets (seeds 42 to 59: 1 sample each of
+#           the same 6 tasks, 108 in all), with the float32 profile only
 #   qwen16k_rest, qwen32k_rest: the other 5 of RULER's 11 tasks at 16k and 32k (niah_single_1,
 #           niah_single_3, niah_multikey_2, niah_multikey_3, cwe), one sample each from seeds 42
 #           to 45 at 16k (20 prompts) and 42 and 43 at 32k (10), tabled alone
 #   qwen16k_all, qwen32k_all: all 11 tasks, the 6-task sets and the _rest sets pooled across
 #           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
-#           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 16 and 2; Avg the
+#           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 18 and 2; Avg the
 #           mean of the 11)
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k|qwen16k_rest|qwen32k_rest
 #           |qwen16k_all|qwen32k_all ...]   (default: all twelve)
