@@ -5,7 +5,12 @@
 # line per check) and $OUT/bench.txt (scripts/bench.sh's table), and exits 1 if a check fails.
 #   1. stories260K greedy on the device, float32: the 256 ids of the llama2.c reference.
 #   2. fidelity on stories260K in float32, CPU against the device, every method (RippleKV with a
-#      profile measured on the fly): KL means within 1e-4 + 2% and the same kept fractions.
+#      profile measured on the fly): KL means within 1e-4 + 2% and the same kept fractions. The
+#      methods that select with SnapKV's scores run with pooling=avg here: with max pooling (the
+#      default, as in the reference code) the scores hold exact ties, which at::topk breaks one
+#      way on the CPU and another on CUDA, as the references' own torch.topk does; on the H200
+#      that moved SnapKV's KL by 0.1-42% per text, where avg and no pooling agreed within 2e-6
+#      (results/gpu_h200/second_run_2026-12-04/).
 #   3. the same run in bfloat16 on both: the on-the-fly profile is measured in float32 (a float32
 #      copy loaded on the run's device) and equals the CPU's within 2% per layer, same order.
 #   4. DEVICE=cuda scripts/bench.sh against HF transformers: MFU, % of HBM bandwidth, decode
@@ -32,7 +37,7 @@ check() { "$PY" scripts/device/compare.py "$@" | tee -a "$summary" || status=1; 
 fidelity() {  # fidelity DEVICE DTYPE NAME
   "$R" fidelity --model "$S/stories260K.bin" --tokenizer "$S/tok512.model" --texts "$KIT/texts.txt" \
     --texts-format blocks --prompt-tokens 256 --continuation 64 --max-texts 6 --budgets 32,64 \
-    --methods "snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,ripple@ratio=2,profile_cache=$OUT/$3_profile" \
+    --methods "snapkv@pooling=avg,pyramidkv@pooling=avg,streamingllm,h2o,cake,squeeze@pooling=avg,ripple@ratio=2,pooling=avg,profile_cache=$OUT/$3_profile" \
     --calibration "$KIT/texts.txt" --device "$1" --dtype "$2" --out "$OUT/$3" > "$OUT/$3.log" 2>&1 ||
     { echo "FAIL fidelity $3: exit $? (see $3.log)" | tee -a "$summary"; status=1; }
 }
