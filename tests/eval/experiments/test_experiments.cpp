@@ -631,6 +631,16 @@ std::map<std::string, double> means(const std::map<std::string, std::vector<doub
   }
   return out;
 }
+
+// A uniform SnapKV run ("snap") and a RippleKV r=2 run ("rip") at budget 128 in `dir`, with
+// these per-sample scores per task.
+void fake_snapkv_and_ripple(const fs::path& dir, const std::map<std::string, std::vector<double>>& snap,
+                            const std::map<std::string, std::vector<double>>& rip) {
+  fake_longbench_run(dir / "snap", "/m/M", "snapkv", "uniform", 128, means(snap));
+  fake_sample_scores(dir / "snap", snap);
+  fake_longbench_run(dir / "rip", "/m/M", "snapkv", "ripple", 128, means(rip), {{"ratio", "2"}});
+  fake_sample_scores(dir / "rip", rip);
+}
 }  // namespace
 
 TEST_CASE("tables: one sample in a task gives no interval and no verdict", "[experiments][table]") {
@@ -638,10 +648,7 @@ TEST_CASE("tables: one sample in a task gives no interval and no verdict", "[exp
   // One sample per task (RULER --samples 1): a bootstrap would return the estimate as both bounds.
   const std::map<std::string, std::vector<double>> snap = {{"vt", {40}}, {"fwe", {33}}};
   const std::map<std::string, std::vector<double>> rip = {{"vt", {80}}, {"fwe", {67}}};
-  fake_longbench_run(dir / "snap", "/m/M", "snapkv", "uniform", 128, means(snap));
-  fake_sample_scores(dir / "snap", snap);
-  fake_longbench_run(dir / "rip", "/m/M", "snapkv", "ripple", 128, means(rip), {{"ratio", "2"}});
-  fake_sample_scores(dir / "rip", rip);
+  fake_snapkv_and_ripple(dir, snap, rip);
   const auto gathered = gather_results({dir}, preset_name);
   REQUIRE(gathered.longbench.size() == 2);
   CHECK_FALSE(avg_interval(gathered.longbench[0]));
@@ -663,10 +670,7 @@ TEST_CASE("tables: a baseline scored on more tasks than RippleKV is not paired w
   // baseline chosen by an Avg over both tasks, so the pair is refused either way round.
   const std::map<std::string, std::vector<double>> snap = {{"vt", {40, 60, 20}}, {"fwe", {33, 30, 36}}};
   const std::map<std::string, std::vector<double>> rip = {{"vt", {80, 90, 70}}};
-  fake_longbench_run(dir / "snap", "/m/M", "snapkv", "uniform", 128, means(snap));
-  fake_sample_scores(dir / "snap", snap);
-  fake_longbench_run(dir / "rip", "/m/M", "snapkv", "ripple", 128, means(rip), {{"ratio", "2"}});
-  fake_sample_scores(dir / "rip", rip);
+  fake_snapkv_and_ripple(dir, snap, rip);
   const auto gathered = gather_results({dir}, preset_name);
   REQUIRE(gathered.longbench.size() == 2);
   const auto paired = paired_difference_tables(gathered.longbench);
