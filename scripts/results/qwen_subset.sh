@@ -237,6 +237,15 @@ ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: \
 # methods (1 thread each, side by side): `ruler_pooled.sh qwen32k_rest` tables them alone,
 # `qwen32k_all` pools all 11 tasks.
 ruler_sets "ruler 32k other tasks" 32768 "$T_REST" "$Q32_METHODS" ruler32k_rest: ruler32k_rest_seed43:43
+# More 4k prompts for the headline comparison (r=8 rank against CAKE at 1024 needed about 31 per
+# task over 55 prompts: samples_needed.md): 2 samples of each of the 11 tasks from each of seeds 44
+# to 55, the six 32k methods only (1 thread each, two side by side, about 21 minutes a set);
+# pooled with the two 4k sets above by `ruler_pooled.sh qwen4k_more` (Q4_MORE in qwen_sets.sh).
+for seed in {44..55}; do
+  step "ruler 4k more seed $seed" "$(plf_done "$OUT/ruler4k_seed$seed/runs")" "$BIN" ruler --model "$MODEL" \
+    --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --seed "$seed" --budgets 256,1024 \
+    --methods "$Q32_METHODS" --out "$OUT/ruler4k_seed$seed/runs"
+done
 step "longbench summarisation float32 profile" "$(plf_done "$OUT/longbench_summ/runs")" "$BIN" longbench \
   --model "$MODEL" --dtype bfloat16 "${threads[@]}" --data ../shared/data/longbench/mini \
   --tasks gov_report,qmsum,multi_news --max-samples 6 --max-input-tokens 4096 --budgets 256,1024 \

@@ -13,6 +13,9 @@
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out), with the bfloat16 and the float32 layer_mean profiles
+#   qwen4k_more: Qwen2.5-Coder-1.5B at 4k over the two sets above and the six-method sets of
+#           seeds 44 on (2 per task each: FullKV, SnapKV, PyramidKV, CAKE, r=2 and r=8 rank with
+#           the float32 profile; Q4_MORE in qwen_sets.sh), those six methods only
 #   qwen8k: Qwen2.5-Coder-1.5B at 8k, 44 samples (2 + 2 per task), every method run on both
 #   qwen16k: Qwen2.5-Coder-1.5B at 16k over fifteen sample sets (seeds 42 to 56: 1 + 1 + 2 + 1
 #           + ... + 1 samples of 6 tasks, 96 in all), every method run on all of them
@@ -25,8 +28,8 @@
 #           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
 #           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 18 and 2; Avg the
 #           mean of the 11)
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen8k|qwen16k|qwen32k|qwen16k_rest|qwen32k_rest
-#           |qwen16k_all|qwen32k_all ...]   (default: all twelve)
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen4k_more|qwen8k|qwen16k|qwen32k|qwen16k_rest
+#           |qwen32k_rest|qwen16k_all|qwen32k_all ...]   (default: all thirteen)
 # Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
 # <out>/tables_r100000/ beside the committed 2,000-resample tables, and no plots).
 set -euo pipefail
@@ -35,9 +38,10 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q16_REST, Q32, Q32_REST
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
 for target in "${targets[@]}"; do
   budgets=  # with more than two sets: the budgets all of them ran (others are left out)
+  only=     # where set: the run folders whose names match this extended regex, no others
   pool=(--pool)
   case $target in
     4k) sets=($S/ruler $S/ruler4k_seed43); out=$S/ruler4k_pooled ;;
@@ -45,6 +49,8 @@ for target in "${targets[@]}"; do
     8k) sets=($S/ruler8k $S/ruler8k_seed43); out=$S/ruler8k_pooled ;;
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
     qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
+    qwen4k_more) sets=("${Q4[@]}" "${Q4_MORE[@]}"); budgets=" 256 1024 "; out=$Q/ruler4k_more_pooled
+      only='^(full|snapkv_b.*|pyramidkv_b.*|cake_b.*|ripple@profile=.*_f32_layer_mean\.json_ratio=(2|8_normalize=rank)_b.*)$' ;;
     qwen8k) sets=("${Q8[@]}"); out=$Q/ruler8k_pooled ;;
     qwen16k) sets=("${Q16[@]}"); budgets=" 256 1024 "; out=$Q/ruler16k_pooled ;;
     qwen32k) sets=("${Q32[@]}"); budgets=" 256 1024 "; out=$Q/ruler32k_pooled ;;
@@ -54,13 +60,14 @@ for target in "${targets[@]}"; do
       out=$Q/ruler16k_all_pooled ;;
     qwen32k_all) sets=("${Q32[@]}" "${Q32_REST[@]}"); budgets=" 256 1024 "; pool=(--pool --pool-across-tasks)
       out=$Q/ruler32k_all_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all or qwen32k_all)" >&2; exit 2 ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all or qwen32k_all)" >&2; exit 2 ;;
   esac
   dirs=()
   for set in "${sets[@]}"; do dirs+=("$set"/runs/*); done
   runs=()
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
+    if [ -n "$only" ] && ! [[ $name =~ $only ]]; then continue; fi
     if [ -n "$budgets" ] && [ "$name" != full ]; then
       case $budgets in *" ${name##*_b} "*) ;; *) continue ;; esac
     fi

@@ -7,7 +7,7 @@
 #   scripts/results/samples_needed.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q32
+source scripts/results/qwen_sets.sh  # Q, Q4, Q4_MORE, Q8, Q16, Q32
 out=$Q/samples_needed.md
 pairs=()
 for b in 256 1024; do
@@ -27,6 +27,7 @@ section() {  # section TITLE SET...: the pairs pooled over the sample sets
   printf '# Samples per task for a clear verdict (Qwen2.5-Coder-1.5B, float32 profile)\n\n'
   printf 'Made by `scripts/results/samples_needed.sh`; see `scripts/results/samples_needed.py` for the method.\n\n'
   section "RULER 4k (11 tasks)" "${Q4[@]}"
+  section "RULER 4k with the six-method sets of seeds 44 on (11 tasks)" "${Q4[@]}" "${Q4_MORE[@]}"
   section "RULER 8k (11 tasks)" "${Q8[@]}"
   section "RULER 16k (6 tasks)" "${Q16[@]}"
   section "RULER 32k (6 tasks)" "${Q32[@]}"
