@@ -8,7 +8,7 @@
 #      profile measured on the fly): KL means within 1e-4 + 2% and the same kept fractions. The
 #      methods that select with SnapKV's scores run with pooling=avg here: with max pooling (the
 #      default, as in the reference code) the scores hold exact ties, which at::topk breaks one
-#      way on the CPU and another on CUDA, as the references' own torch.topk does; on the H200
+#      way on the CPU and another on CUDA (the references' torch.topk presumably too); on the H200
 #      that moved SnapKV's KL by 0.5-42% per text, where avg and no pooling agreed within 8.1e-6
 #      (results/gpu_h200/second_run_2026-12-04/).
 #   3. the same run in bfloat16 on both: the on-the-fly profile is measured in float32 (a float32
