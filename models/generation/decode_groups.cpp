@@ -17,7 +17,8 @@ double decode_group_cost(const std::vector<std::vector<int64_t>>& slots, const s
     for (const std::size_t r : group) longest = std::max(longest, slots[r][l]);
     padded += static_cast<double>(longest) * static_cast<double>(group.size());
   }
-  return cost.weight_bytes * (1 + cost.row_cost * static_cast<double>(group.size() - 1)) + cost.slot_bytes * padded;
+  return cost.step_bytes + cost.weight_bytes * (1 + cost.row_cost * static_cast<double>(group.size() - 1)) +
+         cost.slot_bytes * padded;
 }
 
 std::vector<std::vector<std::size_t>> plan_decode_groups(const std::vector<std::vector<int64_t>>& slots,
@@ -32,7 +33,7 @@ std::vector<std::vector<std::size_t>> plan_decode_groups(const std::vector<std::
       total[r] += s;
     }
   }
-  if (cost.weight_bytes < 0 || cost.slot_bytes < 0 || cost.row_cost < 0) {
+  if (cost.weight_bytes < 0 || cost.slot_bytes < 0 || cost.row_cost < 0 || cost.step_bytes < 0) {
     throw std::invalid_argument("plan_decode_groups: costs must be non-negative");
   }
   std::vector<std::size_t> order(n);

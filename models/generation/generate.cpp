@@ -121,6 +121,15 @@ DecodeCostModel decode_cost_model(const CausalLM& model) {
   DecodeCostModel cost;
   cost.weight_bytes = model.decode_weight_bytes();
   cost.slot_bytes = 2.0 * static_cast<double>(model.config().head_dim) * static_cast<double>(c10::elementSize(model.dtype()));
+  if (model.device().is_cuda()) {
+    // A CUDA decode step is launch-bound: on the H200 about 1,900 ATen calls took 14-17 ms
+    // for SmolLM2 and Qwen2.5-1.5B shapes, 1 row or 16 alike, while their reads took under
+    // 1 ms (results/gpu_h200/second_run_2026-12-04). In bytes at its HBM bandwidth (4.8 TB/s)
+    // that is about 7e10 per step, which outweighs padding every row of a prompt's variants
+    // to its longest layer, so they decode as one batch.
+    constexpr double kStepSeconds = 0.014, kBytesPerSecond = 4.8e12;
+    cost.step_bytes = kStepSeconds * kBytesPerSecond;
+  }
   return cost;
 }
 

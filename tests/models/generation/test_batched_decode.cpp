@@ -32,6 +32,13 @@ TEST_CASE("decode groups: a long row decodes alone, similar rows share a batch",
   // padding costs more than weights, every row decodes alone.
   CHECK(plan_decode_groups(slots, {1e12, 100, 1.0 / 16}).size() == 1);
   CHECK(plan_decode_groups(slots, {1, 100, 1.0}).size() == 4);
+  // A fixed cost per step (a GPU's kernel launches) makes one batch of rows that would split.
+  DecodeCostModel gpu = cost;
+  gpu.step_bytes = 1e7;
+  CHECK(plan_decode_groups(slots, gpu).size() == 1);
+  CHECK(decode_group_cost(slots, {1}, gpu) == Approx(decode_group_cost(slots, {1}, cost) + 1e7));
+  gpu.step_bytes = -1;
+  CHECK_THROWS_AS(plan_decode_groups(slots, gpu), std::invalid_argument);
   CHECK(plan_decode_groups({}, cost).empty());
   CHECK_THROWS_AS(plan_decode_groups({{1, 2}, {3}}, cost), std::invalid_argument);
   CHECK_THROWS_AS(plan_decode_groups({{-1}}, cost), std::invalid_argument);
@@ -136,6 +143,7 @@ void check_batched_equals_single(const CausalLM& model, bool exact = false, int6
   // The planner's own grouping for this model gives the same tokens.
   copies.clear();
   for (auto& c : caches) copies.push_back(c.clone());
+  CHECK(decode_cost_model(model).step_bytes == 0);  // no launch cost on the CPU
   const auto planned = greedy_continue_batch(model, logits, copies, go, decode_cost_model(model));
   for (std::size_t r = 0; r < single.size(); ++r) CHECK(planned[r].tokens == single[r].tokens);
 }
