@@ -94,7 +94,6 @@ int run_ruler(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("--samples {}: must be between 1 and 100000 per task and length", samples));
   }
   if (context_tokens < 0) throw UsageError(fmt::format("--context-tokens {}: must be >= 0 (0 = the model's)", context_tokens));
-  if (context_tokens < 0) throw UsageError("--context-tokens must be >= 0 (0 = the model's max_position_embeddings)");
   std::vector<const RulerTask*> tasks;
   try {
     tasks = parse_ruler_tasks(tasks_csv);
