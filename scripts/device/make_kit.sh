@@ -7,6 +7,14 @@
 # beyond glibc and libstdc++, the stories260K model and tokenizer with its greedy reference, and
 # a few hundred tokens of calibration text.
 #   scripts/device/make_kit.sh          # then, on the GPU: scripts/device/check.sh (carry device_kit)
+#
+# REAL_MODEL=NAME (a scripts/get_model.sh name; SmolLM2-135M-Instruct fits) adds what
+# scripts/device/real_model.sh needs to run that model there: its config and tokenizer files
+# (device_kit/real/model), the digest of its weights, the gguf-py wheel that rebuilds them, the
+# RULER haystack and word lists, and the float32 profile (PROFILE, default SmolLM2's
+# results/NAME/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json), and splits its GGUF into
+# device_gguf/part* of PART_MIB (default 47) MiB each: one part travels per call, since the
+# 64 MiB a call takes cannot hold the GGUF, let alone the converted weights.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SHARED=${SHARED:-../shared}
@@ -40,4 +48,31 @@ cp "$SHARED"/data/stories260K/{stories260K.bin,tok512.model,greedy_reference.jso
 find "$SHARED/data/haystack/PaulGrahamEssays" -name '*.txt' | sort | head -3 | xargs cat |
   tr -s '\n' | awk 'NF {print; if (++n % 24 == 0) print ""}' > "$KIT/texts.txt"
 git rev-parse HEAD > "$KIT/commit.txt"
+if [ -n "${REAL_MODEL:-}" ]; then
+  MODEL=$(scripts/get_model.sh "$REAL_MODEL" | tail -1)
+  PY=.venv/bin/python
+  gguf=$(sed -n 's/^- GGUF: `\(.*\)`, .*/\1/p' "$MODEL/README.md")
+  gguf=$(dirname "$MODEL")/downloads/$gguf
+  [ -f "$gguf" ] || { echo "make_kit.sh: $gguf (the GGUF of $REAL_MODEL) is missing; delete $MODEL and rerun scripts/get_model.sh $REAL_MODEL" >&2; exit 1; }
+  profile=${PROFILE:-results/$REAL_MODEL/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json}
+  [ -f "$profile" ] || { echo "make_kit.sh: the profile $profile is missing; set PROFILE to the one the plan uses" >&2; exit 1; }
+  R=$KIT/real
+  mkdir -p "$R/model" "$R/whl" "$R/profiles" "$R/haystack"
+  for f in config.json generation_config.json tokenizer.json tokenizer_config.json chat_template.jinja; do
+    cp "$MODEL/$f" "$R/model/"
+  done
+  "$PY" scripts/device/gguf_weights.py --digest "$MODEL/model.safetensors" > "$R/weights.digest"
+  (cd "$(dirname "$gguf")" && sha256sum "$(basename "$gguf")") > "$R/gguf.sha256"
+  echo "$REAL_MODEL" > "$R/name.txt"
+  # the gguf-py that converted the model here (scripts/setup.sh pins it), pure Python
+  gguf_version=$("$PY" -c 'import importlib.metadata as m; print(m.version("gguf"))')
+  "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: -d "$R/whl" "gguf==$gguf_version"
+  cp "$profile" "$R/profiles/"
+  cp -r "$SHARED/data/haystack/PaulGrahamEssays" "$R/haystack/"
+  cp -r "$(scripts/get_ruler_data.sh | tail -1)" "$R/words"
+  rm -rf device_gguf
+  mkdir -p device_gguf
+  split -b "$((${PART_MIB:-47} * 1024 * 1024))" -d "$gguf" device_gguf/part
+  ls -la device_gguf
+fi
 du -sh "$KIT"

@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""How much batched variant decoding changes results on a real model (issue 11).
+"""How much the arithmetic changes results on a real model: two run trees of the same grid on the
+same samples, made two ways, compared prediction by prediction (matched by `_id`) and per variant
+by the mean of the per-sample scores (`sample_scores.json`) over the samples both hold.
 
-The engine decodes a sample's variants as one batch by default (`--decode batched`); a batched
-bfloat16 matrix product rounds differently from a one-row product, so a greedy prediction can
-take another token after a near-tie. `--decode sequential` writes byte for byte what
-single-method runs write. This script compares two LongBench run trees of the same grid, one
-made each way, prediction by prediction (matched by `_id`), and per variant the mean of the
-per-sample scores (`sample_scores.json`) over the samples both hold.
+Issue 11: the engine decodes a sample's variants as one batch by default (`--decode batched`);
+a batched bfloat16 matrix product rounds differently from a one-row product, so a greedy
+prediction can take another token after a near-tie. `--decode sequential` writes byte for byte
+what single-method runs write:
 
     ripplekv longbench ... --methods GRID --out A              # batched (the default)
     ripplekv longbench ... --methods GRID --decode sequential --out B
     python3 scripts/results/decode_agreement.py A B > agreement.md
 
+The same for a RULER grid run on the CPU and on a GPU (`<variant>/<length>/<task>.jsonl`):
+
+    python3 scripts/results/decode_agreement.py --labels cuda cpu GPU_RUNS CPU_RUNS
+
 Only variants and tasks present in both trees are compared; the table names them.
 """
+import argparse
 import json
 import os
 import sys
@@ -45,10 +50,29 @@ def sample_scores(folder):
     return {task: dict(zip(c["ids"], c["scores"])) for task, c in columns.items()}
 
 
+def prediction_files(folder):
+    """(task key, path) of a variant folder's predictions: LongBench's <task>.jsonl, RULER's
+    <length>/<task>.jsonl (keyed <task>@<length>, as in sample_scores.json)."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name.endswith(".jsonl") and os.path.isfile(path):
+            out.append((name[:-len(".jsonl")], path))
+        elif name.isdigit() and os.path.isdir(path):
+            out += [(f"{t[:-len('.jsonl')]}@{name}", os.path.join(path, t))
+                    for t in sorted(os.listdir(path)) if t.endswith(".jsonl")]
+    return out
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: decode_agreement.py BATCHED_RUNS SEQUENTIAL_RUNS")
-    a_root, b_root = sys.argv[1], sys.argv[2]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--labels", nargs=2, default=["batched", "sequential"], metavar=("A", "B"),
+                    help="what the two trees are (default: batched sequential)")
+    ap.add_argument("a_root", metavar="A_RUNS")
+    ap.add_argument("b_root", metavar="B_RUNS")
+    args = ap.parse_args()
+    a_root, b_root = args.a_root, args.b_root
+    a_label, b_label = args.labels
     variants = sorted(v for v in os.listdir(a_root)
                       if os.path.isfile(os.path.join(a_root, v, "config.json"))
                       and os.path.isfile(os.path.join(b_root, v, "config.json")))
@@ -59,14 +83,14 @@ def main():
     for v in variants:
         a_dir, b_dir = os.path.join(a_root, v), os.path.join(b_root, v)
         a_scores, b_scores = sample_scores(a_dir), sample_scores(b_dir)
+        a_files = dict(prediction_files(a_dir))
         n = n_same = 0
         a_sum = b_sum = 0.0
         n_scored = 0
-        for name in sorted(os.listdir(b_dir)):
-            task = name[:-len(".jsonl")] if name.endswith(".jsonl") else None
-            if task is None or not os.path.isfile(os.path.join(a_dir, name)):
+        for task, b_path in prediction_files(b_dir):
+            if task not in a_files:
                 continue
-            a_pred, b_pred = predictions(os.path.join(a_dir, name)), predictions(os.path.join(b_dir, name))
+            a_pred, b_pred = predictions(a_files[task]), predictions(b_path)
             common = sorted(set(a_pred) & set(b_pred))
             if not common:
                 continue
@@ -86,10 +110,10 @@ def main():
         rows.append((v, n, n_same, mean(a_sum), mean(b_sum)))
     if total == 0:
         sys.exit("decode_agreement.py: the two trees share no predictions")
-    print(f"Batched `{a_root}` against sequential `{b_root}`; tasks: {', '.join(sorted(tasks_seen))}.\n")
+    print(f"{a_label.capitalize()} `{a_root}` against {b_label} `{b_root}`; tasks: {', '.join(sorted(tasks_seen))}.\n")
     print(f"**{same} of {total} predictions identical ({100.0 * same / total:.1f}%)**, "
           f"{len(rows)} variants.\n")
-    print("| variant | samples | identical | mean score batched | sequential | difference |")
+    print(f"| variant | samples | identical | mean score {a_label} | {b_label} | difference |")
     print("|---|---|---|---|---|---|")
     for v, n, n_same, a, b in rows:
         print(f"| {v} | {n} | {n_same} | {a:.2f} | {b:.2f} | {a - b:+.2f} |")

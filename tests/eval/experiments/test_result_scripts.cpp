@@ -1,5 +1,7 @@
-// The results scripts that size and pair runs (scripts/results/run_pair.py, samples_needed.py), run
-// with the project's Python on hand-made run folders whose paired differences are known.
+// The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
+// samples_needed.py, decode_agreement.py), run with the project's Python on hand-made run folders
+// whose differences are known; and the device kit's rebuild of a real model's weights from its
+// GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -44,9 +47,19 @@ double sample_variance(const std::vector<double>& x) {
   return ss / static_cast<double>(x.size() - 1);
 }
 
+// script: a path under scripts/results/, or under scripts/ where it holds a '/'.
 ripplekv::test::CommandResult run_script(const std::string& script, const std::string& args) {
   const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "python3" : RIPPLEKV_PYTHON_EXE;
-  return ripplekv::test::run_command(python + " '" + RIPPLEKV_SOURCE_DIR + "/scripts/results/" + script + "' " + args);
+  const std::string dir = script.find('/') == std::string::npos ? "/scripts/results/" : "/scripts/";
+  return ripplekv::test::run_command(python + " '" + RIPPLEKV_SOURCE_DIR + dir + script + "' " + args);
+}
+
+void write_predictions(const fs::path& file, const std::vector<std::string>& preds) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out(file);
+  for (size_t i = 0; i < preds.size(); ++i) {
+    out << nlohmann::json{{"_id", std::to_string(i)}, {"pred", preds[i]}}.dump() << "\n";
+  }
 }
 
 }  // namespace
@@ -105,4 +118,51 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
     CHECK_THAT(r.output, Contains("'h2o_*' matches 0 folders under"));
   }
   fs::remove_all(root);
+}
+
+TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) compared prediction by prediction") {
+  const auto root = fs::temp_directory_path() / "ripplekv_test_decode_agreement";
+  fs::remove_all(root);
+  // Variant v in both trees: task x at 4096, 2 samples; the second prediction differs and scores
+  // 0 on the GPU side, 50 on the CPU side. Variant w is in one tree only and is not compared.
+  write_run(root / "gpu" / "v", 1, {{"x@4096", {100, 0}}});
+  write_predictions(root / "gpu" / "v" / "4096" / "x.jsonl", {"a", "b"});
+  write_run(root / "cpu" / "v", 1, {{"x@4096", {100, 50}}});
+  write_predictions(root / "cpu" / "v" / "4096" / "x.jsonl", {"a", "c"});
+  write_run(root / "gpu" / "w", 1, {{"x@4096", {0, 0}}});
+  write_predictions(root / "gpu" / "w" / "4096" / "x.jsonl", {"a", "b"});
+  const auto r = run_script("decode_agreement.py",
+                            "--labels cuda cpu '" + (root / "gpu").string() + "' '" + (root / "cpu").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("tasks: x@4096."));
+  CHECK_THAT(r.output, Contains("**1 of 2 predictions identical (50.0%)**, 1 variants."));
+  CHECK_THAT(r.output, Contains("| variant | samples | identical | mean score cuda | cpu | difference |"));
+  CHECK_THAT(r.output, Contains("| v | 2 | 1 | 50.00 | 75.00 | -25.00 |"));
+  CHECK_THAT(r.output, !Contains("| w |"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
+  const fs::path model = ripplekv::test::real_model("smollm2-135m-instruct");
+  const fs::path gguf = model.parent_path() / "downloads" / "SmolLM2-135M-Instruct.Q4_1.gguf";
+  REQUIRE(fs::exists(gguf));  // get_model.sh keeps the verified GGUF it converted
+  const auto digest = run_script("device/gguf_weights.py", "--digest '" + (model / "model.safetensors").string() + "'");
+  INFO(digest.output);
+  REQUIRE(digest.status == 0);
+  const std::string hex = digest.output.substr(0, 64);
+  REQUIRE(hex.find_first_not_of("0123456789abcdef") == std::string::npos);
+  const auto out = fs::temp_directory_path() / "ripplekv_test_gguf_weights.safetensors";
+  const auto r = run_script("device/gguf_weights.py",
+                            "--gguf '" + gguf.string() + "' --out '" + out.string() + "' --expect " + hex);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Contains("272 tensors, digest " + hex));
+  CHECK(fs::file_size(out) == fs::file_size(model / "model.safetensors"));
+  fs::remove(out);
+  // A missing GGUF is an error naming it.
+  const auto bad = run_script("device/gguf_weights.py", "--gguf /nonexistent.gguf --out '" + out.string() + "'");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Contains("--gguf /nonexistent.gguf: no such file"));
+  CHECK(!fs::exists(out));
 }
