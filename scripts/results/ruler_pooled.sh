@@ -28,8 +28,12 @@
 #           tasks (`table --pool-across-tasks`: each task's score the mean of its own samples,
 #           at 16k 16 of the first 6 tasks and 4 of the other 5; at 32k 18 and 2; Avg the
 #           mean of the 11)
+#   h200_4k: SmolLM2 at 4k on the H200 (scripts/device/real_model.sh): the seed-44 samples rerun
+#           there and eight new sets (seeds 100-107, 3 per task), 319 samples, every method of
+#           those runs (the ratios 2, 4, 8 and 8 rank with the float32 profile); CPU sets are not
+#           pooled with them (other arithmetic; see h200_ruler4k_seed44/cpu_agreement.md)
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen4k_more|qwen8k|qwen16k|qwen32k|qwen16k_rest
-#           |qwen32k_rest|qwen16k_all|qwen32k_all ...]   (default: all thirteen)
+#           |qwen32k_rest|qwen16k_all|qwen32k_all|h200_4k ...]   (default: all fourteen)
 # Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
 # <out>/tables_r100000/ beside the committed 2,000-resample tables, and no plots).
 set -euo pipefail
@@ -38,10 +42,10 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q16_REST, Q32, Q32_REST
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all h200_4k)
 for target in "${targets[@]}"; do
   budgets=  # with more than two sets: the budgets all of them ran (others are left out)
-  only=     # where set: the run folders whose names match this extended regex, no others
+  only=     # where set: the run folders whose names match this extended regex (instead of the list below)
   pool=(--pool)
   case $target in
     4k) sets=($S/ruler $S/ruler4k_seed43); out=$S/ruler4k_pooled ;;
@@ -60,16 +64,21 @@ for target in "${targets[@]}"; do
       out=$Q/ruler16k_all_pooled ;;
     qwen32k_all) sets=("${Q32[@]}" "${Q32_REST[@]}"); budgets=" 256 1024 "; pool=(--pool --pool-across-tasks)
       out=$Q/ruler32k_all_pooled ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all or qwen32k_all)" >&2; exit 2 ;;
+    h200_4k) sets=($S/h200_ruler4k_seed{44,100,101,102,103,104,105,106,107}); out=$S/h200_ruler4k_pooled
+      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$' ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
   esac
   dirs=()
   for set in "${sets[@]}"; do dirs+=("$set"/runs/*); done
   runs=()
   for dir in "${dirs[@]}"; do
     name=$(basename "$dir")
-    if [ -n "$only" ] && ! [[ $name =~ $only ]]; then continue; fi
     if [ -n "$budgets" ] && [ "$name" != full ]; then
       case $budgets in *" ${name##*_b} "*) ;; *) continue ;; esac
+    fi
+    if [ -n "$only" ]; then
+      [[ $name =~ $only ]] && runs+=("$dir")
+      continue
     fi
     case $name in
       full | snapkv_b* | pyramidkv_b* | streamingllm_b* | h2o_b* | cake_b* | squeeze_b*) runs+=("$dir") ;;
