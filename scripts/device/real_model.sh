@@ -7,7 +7,7 @@
 #   there: call 1 carries device_kit and device_gguf/part00 (e.g. with check.sh), the next
 #          calls one part each; the last runs this script (carry device_kit and its part): the
 #          parts of the earlier calls stay on the warm machine (ignored paths are kept).
-#          Without all parts it stops at once, naming the missing ones.
+#          Without all parts it stops at once, listing the parts it found.
 # PLAN (default scripts/device/plans/smollm2_ruler.sh) is sourced: each `job NAME ARGS...` in it
 # runs `ripplekv ruler` with ARGS beside the options set here (--model, --device, --dtype,
 # --threads, --haystack, --words, --out) under `timeout` for the time left; a job cut short keeps
@@ -42,7 +42,7 @@ fi
 say "GGUF $gguf_name assembled and checked ($(stat -c %s "$W/$gguf_name") bytes)"
 
 # 2. The weights, rebuilt with gguf-py and checked against get_model.sh's, and the model folder.
-"$PY" -m pip install -q --disable-pip-version-check --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$RK"/whl/*.whl ||
+"$PY" -m pip install -q --disable-pip-version-check --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$RK"/whl/*.whl ||
   { say "FAIL: installing the gguf wheel"; exit 3; }
 PYTHONPATH=/tmp/site "$PY" scripts/device/gguf_weights.py --gguf "$W/$gguf_name" --out "$MODEL/model.safetensors" \
   --expect "$(cat "$RK/weights.digest")" >> "$OUT/log.txt" 2>&1 || { say "FAIL: weights (see log.txt)"; tail -3 "$OUT/log.txt"; exit 3; }
