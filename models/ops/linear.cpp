@@ -230,7 +230,41 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
   return x.scalar_type() == at::kBFloat16 && cpu_has_avx512();
 }
 
+bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w) {
+#if defined(__x86_64__)
+  if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 2 || w.dim() != 2) return false;
+  if (x.scalar_type() != at::kBFloat16 || w.scalar_type() != at::kBFloat16 || x.size(-1) != w.size(1)) return false;
+  if (x.size(-1) == 0 || x.numel() / x.size(-1) < kUpcastMinRows || at::in_parallel_region()) return false;
+  return cpu_isa_cap() >= 1 && !cpu_has_avx512();
+#else
+  (void)x;
+  (void)w;
+  return false;
+#endif
+}
+
+at::Tensor linear_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  // The widened weights go into a buffer kept by the thread (up to 256 MiB: every projection of
+  // a 1.5B model; a vocabulary projection above that is widened into a temporary), because a
+  // fresh allocation of that size costs about as much as the product on this project's VM.
+  constexpr int64_t kKeptFloats = int64_t{64} << 20;
+  thread_local at::Tensor buffer;
+  at::Tensor wf;
+  if (w.numel() <= kKeptFloats) {
+    if (!buffer.defined() || buffer.numel() < w.numel()) buffer = at::empty({w.numel()}, w.options().dtype(at::kFloat));
+    wf = buffer.narrow(0, 0, w.numel()).view(w.sizes());
+    wf.copy_(w);
+  } else {
+    wf = w.to(at::kFloat);
+  }
+  return at::linear(x.to(at::kFloat), wf, b.defined() ? b.to(at::kFloat) : b).to(at::kBFloat16);
+}
+
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  if (linear_uses_upcast(x, w)) {
+    RECORD_FUNCTION("ripplekv::linear_upcast", c10::ArrayRef<const c10::IValue>{});
+    return linear_upcast(x, w, b);
+  }
   const bool batch = linear_uses_batch_kernel(x, w);
   if (!batch && !linear_uses_row_kernel(x, w)) return at::linear(x, w, b);
   if (b.defined() && (b.dim() != 1 || b.size(0) != w.size(0))) return at::linear(x, w, b);  // its error

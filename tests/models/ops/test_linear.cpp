@@ -239,3 +239,37 @@ TEST_CASE("Decode attention is its scalar definition bit for bit", "[ops][attent
   }
   at::set_num_threads(before);
 }
+
+TEST_CASE("Bfloat16 prompt products widened to float32 round the float32 product once", "[ops][linear]") {
+  at::manual_seed(25);
+  const auto bf = at::TensorOptions().dtype(at::kBFloat16);
+  const auto x = at::randn({2, 37, 100}, bf);
+  const auto big = at::randn({203, 100}, bf), small = at::randn({67, 100}, bf);
+  const auto bias = at::randn({67}, bf);
+  // The widened path: the float32 product of the exact float32 copies, rounded once; the kept
+  // weight buffer, filled by the larger matrix first, gives the smaller one its own values.
+  const auto y_big = ops::linear_upcast(x, big);
+  const auto y = ops::linear_upcast(x, small, bias);
+  REQUIRE(y.scalar_type() == at::kBFloat16);
+  REQUIRE(y.sizes() == at::IntArrayRef({2, 37, 67}));
+  CHECK(at::equal(y_big, at::linear(x.to(at::kFloat), big.to(at::kFloat)).to(at::kBFloat16)));
+  CHECK(at::equal(y, at::linear(x.to(at::kFloat), small.to(at::kFloat), bias.to(at::kFloat)).to(at::kBFloat16)));
+  // Within one bfloat16 rounding (2^-8 relative) of the exact product plus the float32 sum's
+  // error (1e-5 of the sum of magnitudes bounds it), as ATen's bfloat16 GEMM is.
+  const auto xd = x.to(at::kDouble), wd = small.to(at::kDouble), bd = bias.to(at::kDouble);
+  const auto exact = at::matmul(xd, wd.t()) + bd;
+  const auto tol = exact.abs() / 256 + 1e-5 * (at::matmul(xd.abs(), wd.abs().t()) + bd.abs());
+  const auto within = [&](const at::Tensor& t) { return ((t.to(at::kDouble) - exact).abs() <= tol).all().item<bool>(); };
+  CHECK(within(y));
+  CHECK(within(at::linear(x, small, bias)));
+  // linear() takes it for 16 rows or more on an x86-64 CPU without AVX-512, else ATen's GEMM.
+  const bool widens = ops::linear_uses_upcast(x, small);
+#if defined(__x86_64__)
+  CHECK(widens == !ops::cpu_has_avx512());
+#else
+  CHECK_FALSE(widens);
+#endif
+  CHECK(at::equal(ops::linear(x, small, bias), widens ? y : at::linear(x, small, bias)));
+  CHECK_FALSE(ops::linear_uses_upcast(at::randn({1, ops::kUpcastMinRows - 1, 100}, bf), small));
+  CHECK_FALSE(ops::linear_uses_upcast(x.to(at::kFloat), small.to(at::kFloat)));
+}
