@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace ripplekv {
 
@@ -33,8 +35,12 @@ std::vector<std::vector<std::size_t>> plan_decode_groups(const std::vector<std::
       total[r] += s;
     }
   }
-  if (cost.weight_bytes < 0 || cost.slot_bytes < 0 || cost.row_cost < 0 || cost.step_bytes < 0) {
-    throw std::invalid_argument("plan_decode_groups: costs must be non-negative");
+  for (const auto& [name, value] : {std::pair{"weight_bytes", cost.weight_bytes}, std::pair{"slot_bytes", cost.slot_bytes},
+                                     std::pair{"row_cost", cost.row_cost}, std::pair{"step_bytes", cost.step_bytes}}) {
+    if (!(value >= 0)) {  // NaN too
+      throw std::invalid_argument(std::string("plan_decode_groups: cost ") + name + " must be a non-negative number, got " +
+                                  std::to_string(value));
+    }
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);

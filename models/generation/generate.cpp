@@ -126,7 +126,9 @@ DecodeCostModel decode_cost_model(const CausalLM& model) {
     // for SmolLM2 and Qwen2.5-1.5B shapes, 1 row or 16 alike, while their reads took under
     // 1 ms (results/gpu_h200/second_run_2026-12-04). In bytes at its HBM bandwidth (4.8 TB/s)
     // that is about 7e10 per step, which outweighs padding every row of a prompt's variants
-    // to its longest layer, so they decode as one batch.
+    // to its longest layer, so they decode as one batch (on any GPU: the figures are the
+    // H200's, and the batch's padded cache is not capped, e.g. 20 variants of a 32k Qwen prompt
+    // pad to about 19 GB).
     constexpr double kStepSeconds = 0.014, kBytesPerSecond = 4.8e12;
     cost.step_bytes = kStepSeconds * kBytesPerSecond;
   }

@@ -230,15 +230,17 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
   return x.scalar_type() == at::kBFloat16 && cpu_has_avx512();
 }
 
-bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w) {
+bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
 #if defined(__x86_64__)
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 2 || w.dim() != 2) return false;
   if (x.scalar_type() != at::kBFloat16 || w.scalar_type() != at::kBFloat16 || x.size(-1) != w.size(1)) return false;
+  if (b.defined() && b.scalar_type() != at::kBFloat16) return false;  // ATen's error for mixed dtypes
   if (x.size(-1) == 0 || x.numel() / x.size(-1) < kUpcastMinRows || at::in_parallel_region()) return false;
   return cpu_isa_cap() >= 1 && !cpu_has_avx512();
 #else
   (void)x;
   (void)w;
+  (void)b;
   return false;
 #endif
 }
@@ -247,6 +249,7 @@ at::Tensor linear_upcast(const at::Tensor& x, const at::Tensor& w, const at::Ten
   // The widened weights go into a buffer kept by the thread (up to 256 MiB: every projection of
   // a 1.5B model; a vocabulary projection above that is widened into a temporary), because a
   // fresh allocation of that size costs about as much as the product on this project's VM.
+  TORCH_CHECK(x.is_cpu() && w.is_cpu() && (!b.defined() || b.is_cpu()), "linear_upcast: CPU tensors only");
   constexpr int64_t kKeptFloats = int64_t{64} << 20;
   thread_local at::Tensor buffer;
   at::Tensor wf;
@@ -261,7 +264,7 @@ at::Tensor linear_upcast(const at::Tensor& x, const at::Tensor& w, const at::Ten
 }
 
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  if (linear_uses_upcast(x, w)) {
+  if (linear_uses_upcast(x, w, b)) {
     RECORD_FUNCTION("ripplekv::linear_upcast", c10::ArrayRef<const c10::IValue>{});
     return linear_upcast(x, w, b);
   }

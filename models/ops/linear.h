@@ -12,10 +12,12 @@
 // the same kernel in blocks of 4 weight rows, each output with the instruction sequence it has
 // alone, so each sequence's output has exactly its own bits (batched and one-at-a-time greedy
 // decoding agree); W is still read once per step.
-// Many rows in bfloat16 (a prompt) on an x86-64 CPU without AVX-512: ATen's bfloat16 GEMM runs
-// there at about a seventh of its float32 GEMM (9-10 against 65-80 GFLOP/s on one thread of an
-// AVX2 EPYC), so the operands are widened to float32 (exactly), multiplied by ATen's float32
-// GEMM and the result rounded to bfloat16 once; ATen's bfloat16 GEMM also sums in float32, so
+// Many rows in bfloat16 (a prompt, or a decode step of 16 variants or more) on an x86-64 CPU
+// without AVX-512: ATen's bfloat16 GEMM runs there at about a seventh of its float32 GEMM (9-10
+// against 65-80 GFLOP/s on one thread of an AVX2 EPYC), so the operands are widened to float32
+// (exactly), multiplied by ATen's float32 GEMM and the result rounded to bfloat16 once (for a
+// Qwen-sized MLP matrix on 2 threads the widening breaks even at 16 rows and is 1.65x faster at
+// 41, 7x for a prompt; ATen's GEMM is faster below 16); ATen's bfloat16 GEMM also sums in float32, so
 // only the summation order, and with it the last bit of some outputs, can differ. CPUs with
 // AVX-512 keep ATen's bfloat16 GEMM (every committed result was made on one).
 // Everything else (prompts elsewhere, float32 batches, other dtypes, other devices) is at::linear.
@@ -31,11 +33,13 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b 
 bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w);
 // Whether linear() takes its batched-decode path (bfloat16, x [B, 1, K] with B > 1).
 bool linear_uses_batch_kernel(const at::Tensor& x, const at::Tensor& w);
-// Whether linear() widens these bfloat16 operands to float32 (at least kUpcastMinRows rows, x86-64
-// without AVX-512, RIPPLEKV_CPU_ISA not `none`).
-bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w);
+// Whether linear() widens these bfloat16 operands to float32 (at least kUpcastMinRows rows, a
+// bfloat16 bias if any, x86-64 without AVX-512, RIPPLEKV_CPU_ISA not `none`).
+bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {});
 inline constexpr int64_t kUpcastMinRows = 16;
-// That path on any CPU: at::linear of the operands widened to float32, rounded to bfloat16.
+// That path on any CPU (CPU tensors only): at::linear of the operands widened to float32,
+// rounded to bfloat16. Each calling thread keeps the widened weights in a buffer of up to 256 MiB
+// for the life of the process.
 at::Tensor linear_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {});
 
 }  // namespace ripplekv::ops

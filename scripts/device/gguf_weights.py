@@ -6,7 +6,8 @@ its GGUF (SmolLM2-135M-Instruct: 94 MiB, in two calls; scripts/device/real_model
 as the 513 MiB float32 safetensors. This writes the same model.safetensors as
 scripts/gguf_to_hf.py (whose transformers version the GPU machine lacks): every tensor
 dequantized by gguf-py with llama.cpp's block formulas, llama.cpp's q/k row permutation undone,
-float32. gguf_to_hf.py checks its transformers-loaded weights against exactly this dequantization.
+float32 (a model that gguf_to_hf.py stored in bfloat16 is refused). Needs numpy, safetensors
+and the gguf wheel (the GPU machine has the first two). gguf_to_hf.py checks its transformers-loaded weights against exactly this dequantization.
 
     python3 scripts/device/gguf_weights.py --gguf F.gguf --out model.safetensors [--expect HEX]
     python3 scripts/device/gguf_weights.py --digest model.safetensors    # HEX of a file made here
@@ -42,7 +43,13 @@ def digest(tensors):
 
 
 def load(path):
+    from safetensors import safe_open
     from safetensors.numpy import load_file
+    with safe_open(path, "np") as f:  # numpy has no bfloat16: name what else the file holds first
+        other = sorted({f.get_slice(k).get_dtype() for k in f.keys()} - {"F32"})
+    if other:
+        sys.exit(f"gguf_weights.py: {path} holds {', '.join(other)} tensors; this rebuild writes float32 only "
+                 "(gguf_to_hf.py stores bfloat16 where every value fits), so it cannot stand in for this model")
     return load_file(path)
 
 

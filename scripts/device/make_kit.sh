@@ -74,5 +74,12 @@ if [ -n "${REAL_MODEL:-}" ]; then
   mkdir -p device_gguf
   split -b "$((${PART_MIB:-47} * 1024 * 1024))" -d "$gguf" device_gguf/part
   ls -la device_gguf
+  # What a call would carry: the working tree that travels, the kit and one part (64 MiB at most).
+  tree=$( (git ls-files -z; git ls-files -z -o --exclude-standard) | xargs -0 stat -c %s 2>/dev/null | awk '{s+=$1} END {print s+0}')
+  total=$(( (tree + $(du -sb "$KIT" | cut -f1) + $(stat -c %s device_gguf/part00)) / 1048576 ))
+  echo "make_kit.sh: a call carries about $total MiB (tree $((tree / 1048576)), kit, one part)"
+  if [ "$total" -ge 64 ]; then
+    echo "make_kit.sh: over the device tool's 64 MiB: move results/*/ (not results/gpu_h200) and tests/ out of the checkout for the calls, or lower PART_MIB" >&2
+  fi
 fi
 du -sh "$KIT"

@@ -44,7 +44,7 @@ def predictions(path):
 def sample_scores(folder):
     path = os.path.join(folder, "sample_scores.json")
     if not os.path.isfile(path):
-        sys.exit(f"decode_agreement.py: {path}: missing; score the run first (ripplekv longbench writes it)")
+        sys.exit(f"decode_agreement.py: {path}: missing; score the run first (ripplekv longbench and ruler write it)")
     with open(path, encoding="utf-8") as f:
         columns = json.load(f)["columns"]
     return {task: dict(zip(c["ids"], c["scores"])) for task, c in columns.items()}
@@ -110,7 +110,7 @@ def main():
         rows.append((v, n, n_same, mean(a_sum), mean(b_sum)))
     if total == 0:
         sys.exit("decode_agreement.py: the two trees share no predictions")
-    print(f"{a_label.capitalize()} `{a_root}` against {b_label} `{b_root}`; tasks: {', '.join(sorted(tasks_seen))}.\n")
+    print(f"`{a_root}` ({a_label}) against `{b_root}` ({b_label}); tasks: {', '.join(sorted(tasks_seen))}.\n")
     print(f"**{same} of {total} predictions identical ({100.0 * same / total:.1f}%)**, "
           f"{len(rows)} variants.\n")
     print(f"| variant | samples | identical | mean score {a_label} | {b_label} | difference |")

@@ -140,13 +140,31 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   CHECK_THAT(r.output, Contains("| variant | samples | identical | mean score cuda | cpu | difference |"));
   CHECK_THAT(r.output, Contains("| v | 2 | 1 | 50.00 | 75.00 | -25.00 |"));
   CHECK_THAT(r.output, !Contains("| w |"));
+  // LongBench's layout (<variant>/<task>.jsonl, columns named by task) with the default labels.
+  write_run(root / "lb_a" / "u", 1, {{"y", {10, 20, 30}}});
+  write_predictions(root / "lb_a" / "u" / "y.jsonl", {"p", "q", "r"});
+  write_run(root / "lb_b" / "u", 1, {{"y", {10, 20, 0}}});
+  write_predictions(root / "lb_b" / "u" / "y.jsonl", {"p", "q", "s"});
+  const auto lb = run_script("decode_agreement.py", "'" + (root / "lb_a").string() + "' '" + (root / "lb_b").string() + "'");
+  INFO(lb.output);
+  REQUIRE(lb.status == 0);
+  CHECK_THAT(lb.output, Contains("(batched) against"));
+  CHECK_THAT(lb.output, Contains("**2 of 3 predictions identical (66.7%)**"));
+  CHECK_THAT(lb.output, Contains("| u | 3 | 2 | 20.00 | 10.00 | +10.00 |"));
   fs::remove_all(root);
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
   const fs::path model = ripplekv::test::real_model("smollm2-135m-instruct");
-  const fs::path gguf = model.parent_path() / "downloads" / "SmolLM2-135M-Instruct.Q4_1.gguf";
-  REQUIRE(fs::exists(gguf));  // get_model.sh keeps the verified GGUF it converted
+  // get_model.sh keeps the verified GGUF it converted, named in the model's README.md.
+  std::ifstream readme(model / "README.md");
+  std::string line, name;
+  while (std::getline(readme, line)) {
+    if (line.rfind("- GGUF: `", 0) == 0) name = line.substr(9, line.find('`', 9) - 9);
+  }
+  REQUIRE(!name.empty());
+  const fs::path gguf = model.parent_path() / "downloads" / name;
+  REQUIRE(fs::exists(gguf));
   const auto digest = run_script("device/gguf_weights.py", "--digest '" + (model / "model.safetensors").string() + "'");
   INFO(digest.output);
   REQUIRE(digest.status == 0);
@@ -158,7 +176,9 @@ TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_mo
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK_THAT(r.output, Contains("272 tensors, digest " + hex));
-  CHECK(fs::file_size(out) == fs::file_size(model / "model.safetensors"));
+  // The digest of the file written equals the one expected (read back, not the rebuild's own).
+  const auto again = run_script("device/gguf_weights.py", "--digest '" + out.string() + "'");
+  CHECK(again.output.substr(0, 64) == hex);
   fs::remove(out);
   // A missing GGUF is an error naming it.
   const auto bad = run_script("device/gguf_weights.py", "--gguf /nonexistent.gguf --out '" + out.string() + "'");

@@ -4,6 +4,7 @@
 // bfloat16 on SmolLM2-135M the very same logits (the batched-decode kernels).
 #include "catch_torch.h"
 
+#include <cmath>
 #include <random>
 
 #include "models/generation/decode_groups.h"
@@ -38,6 +39,8 @@ TEST_CASE("decode groups: a long row decodes alone, similar rows share a batch",
   CHECK(plan_decode_groups(slots, gpu).size() == 1);
   CHECK(decode_group_cost(slots, {1}, gpu) == Approx(decode_group_cost(slots, {1}, cost) + 1e7));
   gpu.step_bytes = -1;
+  CHECK_THROWS_WITH(plan_decode_groups(slots, gpu), Catch::Matchers::Contains("cost step_bytes must be a non-negative"));
+  gpu.step_bytes = std::nan("");
   CHECK_THROWS_AS(plan_decode_groups(slots, gpu), std::invalid_argument);
   CHECK(plan_decode_groups({}, cost).empty());
   CHECK_THROWS_AS(plan_decode_groups({{1, 2}, {3}}, cost), std::invalid_argument);
@@ -78,8 +81,10 @@ std::vector<KVCache> compressed_copies(const CausalLM& model, const at::Tensor& 
 }
 
 // How the teacher-forced logits of a batch row compare with the row decoded alone: the same
-// bits (bfloat16 with the AVX-512 decode kernels), within float32 rounding, or not at all
-// (bfloat16 through ATen's kernels, which round a batch differently: only the greedy tokens).
+// bits (bfloat16 with the AVX-512 decode kernels), within float32 rounding, or only coarsely
+// (bfloat16 through ATen's kernels, which round a batch differently: a row's logits moved by up
+// to 1.25 on an AVX2 EPYC over SmolLM2's 30 layers, so within 4, which a wrong mask or padding
+// row would exceed; the greedy tokens below are compared exactly).
 enum class Logits { exact, float32, tokens_only };
 
 void check_batched_equals_single(const CausalLM& model, Logits compare = Logits::float32, int64_t prompt_tokens = 40) {
@@ -109,7 +114,7 @@ void check_batched_equals_single(const CausalLM& model, Logits compare = Logits:
         } else if (compare == Logits::float32) {
           CHECK((batched[static_cast<int64_t>(r)] - one[0]).abs().max().item<float>() < 2e-5f);
         } else {
-          CHECK(at::isfinite(batched[static_cast<int64_t>(r)]).all().item<bool>());
+          CHECK((batched[static_cast<int64_t>(r)] - one[0]).abs().max().item<float>() < 4.0f);
         }
       }
     }

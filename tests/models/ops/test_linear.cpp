@@ -261,15 +261,17 @@ TEST_CASE("Bfloat16 prompt products widened to float32 round the float32 product
   const auto tol = exact.abs() / 256 + 1e-5 * (at::matmul(xd.abs(), wd.abs().t()) + bd.abs());
   const auto within = [&](const at::Tensor& t) { return ((t.to(at::kDouble) - exact).abs() <= tol).all().item<bool>(); };
   CHECK(within(y));
-  CHECK(within(at::linear(x, small, bias)));
+  CHECK(within(at::linear(x, small, bias)));  // the reference the bound is modelled on
   // linear() takes it for 16 rows or more on an x86-64 CPU without AVX-512, else ATen's GEMM.
   const bool widens = ops::linear_uses_upcast(x, small);
 #if defined(__x86_64__)
-  CHECK(widens == !ops::cpu_has_avx512());
+  CHECK(widens == (ops::cpu_isa_cap() >= 1 && !ops::cpu_has_avx512()));
 #else
   CHECK_FALSE(widens);
 #endif
   CHECK(at::equal(ops::linear(x, small, bias), widens ? y : at::linear(x, small, bias)));
   CHECK_FALSE(ops::linear_uses_upcast(at::randn({1, ops::kUpcastMinRows - 1, 100}, bf), small));
   CHECK_FALSE(ops::linear_uses_upcast(x.to(at::kFloat), small.to(at::kFloat)));
+  CHECK_FALSE(ops::linear_uses_upcast(x, small, bias.to(at::kFloat)));  // mixed dtypes: ATen's error
+  if (at::hasCUDA()) CHECK_THROWS(ops::linear_upcast(x.cuda(), small.cuda()));
 }
