@@ -160,17 +160,22 @@ def hf_name(gguf_name):
     raise SystemExit(f"unexpected GGUF tensor {gguf_name}")
 
 
+def dequantized(reader):
+    """(GGUF tensor, HF name, float32 array in the GGUF's row order) of every tensor, dequantized by
+    gguf-py (llama.cpp's block formulas). Also scripts/device/gguf_weights.py's source."""
+    import gguf
+    for t in reader.tensors:
+        w = np.asarray(gguf.dequantize(t.data, t.tensor_type), dtype=np.float32)
+        yield t, hf_name(t.name), w.reshape(tuple(int(d) for d in reversed(t.shape)))
+
+
 def check_weights(reader, state, arch, config):
     """Every GGUF tensor, dequantized by gguf-py (llama.cpp's block formulas) and re-permuted, must
     equal the HF tensor bit for bit; every HF tensor must come from the GGUF."""
-    import gguf
     import torch
     seen = set()
     kinds = {}
-    for t in reader.tensors:
-        name = hf_name(t.name)
-        w = gguf.dequantize(t.data, t.tensor_type)
-        w = np.asarray(w, dtype=np.float32).reshape(tuple(int(d) for d in reversed(t.shape)))
+    for t, name, w in dequantized(reader):
         if name not in state:
             raise SystemExit(f"GGUF tensor {t.name} ({name}) missing from the converted model")
         hf = state[name].detach().to(torch.float32).numpy()

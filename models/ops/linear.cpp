@@ -232,11 +232,11 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
 
 bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
 #if defined(__x86_64__)
+  if (cpu_isa_cap() < 1 || cpu_has_avx512()) return false;  // first: every linear call asks
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 2 || w.dim() != 2) return false;
   if (x.scalar_type() != at::kBFloat16 || w.scalar_type() != at::kBFloat16 || x.size(-1) != w.size(1)) return false;
   if (b.defined() && b.scalar_type() != at::kBFloat16) return false;  // ATen's error for mixed dtypes
-  if (x.size(-1) == 0 || x.numel() / x.size(-1) < kUpcastMinRows || at::in_parallel_region()) return false;
-  return cpu_isa_cap() >= 1 && !cpu_has_avx512();
+  return x.size(-1) > 0 && x.numel() / x.size(-1) >= kUpcastMinRows && !at::in_parallel_region();
 #else
   (void)x;
   (void)w;

@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from gguf_to_hf import hf_name  # noqa: E402  (the GGUF -> HF tensor names of the converter)
+from gguf_to_hf import dequantized  # noqa: E402  (the converter's own dequantization and names)
 
 
 def unpermute(w, n_head):
@@ -60,10 +60,7 @@ def rebuild(gguf_path):
     heads = int(reader.fields[f"{arch}.attention.head_count"].contents())
     kv_heads = int(reader.fields[f"{arch}.attention.head_count_kv"].contents())
     out = {}
-    for t in reader.tensors:
-        name = hf_name(t.name)
-        w = np.asarray(gguf.dequantize(t.data, t.tensor_type), dtype=np.float32)
-        w = w.reshape(tuple(int(d) for d in reversed(t.shape)))
+    for _, name, w in dequantized(reader):
         if arch == "llama" and name.endswith(("q_proj.weight", "k_proj.weight")):
             w = unpermute(w, heads if "q_proj" in name else kv_heads)
         out[name] = np.ascontiguousarray(w)
