@@ -36,6 +36,8 @@
 #               budgets of r = 2 and 4 (SHARD=i/n); r8mm_seed44 the same on the seed-44 samples
 #   r8rank_4k42, r8rank_4k44   r = 8 with rank normalisation beside its bfloat16-profile runs:
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
+#   ruler8k45   a fourth RULER 8k sample set (seed 45, 5 per task), budgets 128-1024, every baseline and
+#               r = 2, 4, 8 and 8 rank, all decoded by this binary (like the H200's 4k sets)
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
@@ -79,7 +81,7 @@ R8MM="ripple@profile=$PLF,ratio=8"  # r = 8 min-max, the best ratio of SmolLM2's
 ruler_r8mm() { ruler_with "$R8MM" ratio=8 "$@"; }
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44 ruler8k45)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -194,8 +196,14 @@ for target in "${targets[@]}"; do
         --lengths 4096 --seed 44 ${SHARD:+--shard "$SHARD"}
       ruler_r8mm "ruler 8k seed 44 r=8 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
         --seed 44 ${SHARD:+--shard "$SHARD"} ;;
+    ruler8k45)  # every method on new 8k samples: the baselines, then r = 2, 4, 8 and 8 rank
+      all="full,snapkv,pyramidkv,streamingllm,h2o,cake,squeeze"
+      for r in ratio=2 ratio=4 ratio=8 ratio=8,normalize=rank; do all+=",ripple@profile=$PLF,$r"; done
+      step "ruler 8k seed 45 every method" "$(plf_done "$OUT/ruler8k_seed45/runs" 1024 ratio=8_normalize=rank)" \
+        "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 45 \
+        --budgets 128,256,512,1024 --methods "$all" --out "$OUT/ruler8k_seed45/runs" ;;
     multi_news) multi_news "multi_news 200 float32 profile" "$(plf_done "$OUT/multi_news/runs" 256)" "$METHODS" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k or r8mm_seed44)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k, r8mm_seed44 or ruler8k45)" >&2
        exit 2 ;;
   esac
 done

@@ -186,3 +186,88 @@ TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_mo
   CHECK_THAT(bad.output, Contains("--gguf /nonexistent.gguf: no such file"));
   CHECK(!fs::exists(out));
 }
+
+TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outputs") {
+  const auto root = fs::temp_directory_path() / "ripplekv_test_headline";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string S = std::string(RIPPLEKV_SOURCE_DIR) + "/results/smollm2-135m-instruct/";
+  auto write_spec = [&](const std::string& name, const std::string& text) {
+    std::ofstream(root / name) << "[columns]\ndefault_title = D\nstrong_title = R\n\n" << text;
+    return "'" + (root / name).string() + "'";
+  };
+
+  SECTION("committed tables: every cell is the CSVs' figures, the verdicts counted") {
+    const auto spec = write_spec("ok.ini",
+                                 "[RULER 4k]\ntables = " + S + "h200_ruler4k_pooled/tables\nbudgets = 128, 1024\n"
+                                 "default = RippleKV (r=2, normalize=minmax)\nstrong = RippleKV (r=8, normalize=rank)\n\n"
+                                 "[Fidelity]\nkind = fidelity\ntables = " + S + "fidelity_layer_mean_f32/tables\n"
+                                 "default = RippleKV (r=2, normalize=minmax)\nstrong = RippleKV (r=8, normalize=rank)\n");
+    const auto tex = root / "ok.tex";
+    const auto r = run_script("headline.py", spec + " --latex '" + tex.string() + "'");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // paired.csv: r=2 at 128 against CAKE +3.7565 [+1.9487, +5.5593], a win; SnapKV, the twin, too.
+    CHECK_THAT(r.output, Contains("| RULER 4k | 128 | 35.38 | CAKE 4.90 | **8.66 (+3.76 [+1.95, +5.56]) win**; SnapKV: win |"));
+    CHECK_THAT(r.output, Contains("| 1024 |  | CAKE 13.54 | **17.29 (+3.75 [+1.78, +5.81]) win**; SnapKV: win |"));
+    // Fidelity: lower is better, three decimals; only the budgets both settings ran (128, 256).
+    CHECK_THAT(r.output, Contains("| Fidelity | 128 | 0 (by definition) | H2O 0.235 | **0.394 (+0.159 [+0.019, +0.332]) loss**"));
+    CHECK_THAT(r.output, Contains("0.261 (+0.088 [-0.007, +0.209]) tie; SnapKV: win"));
+    CHECK_THAT(r.output, !Contains("| 64 |"));
+    CHECK_THAT(r.output, Contains("- D against the best baseline: 2 wins, 1 tie, 1 loss; against its uniform twin: 4 wins, 0 ties, 0 losses"));
+    CHECK_THAT(r.output, Contains("- R against the best baseline: 2 wins, 1 tie, 1 loss; against its uniform twin: 3 wins, 1 tie, 0 losses"));
+    // The same rows in LaTeX: a win in bold, "%" escaped, one \midrule between benchmarks.
+    std::ifstream in(tex);
+    const std::string latex((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(latex, Contains("RULER 4k & 128 & 35.38 & CAKE 4.90 & \\textbf{8.66 (+3.76 [+1.95, +5.56]) win}; SnapKV: win"));
+    CHECK_THAT(latex, Contains("[95\\% bootstrap interval]"));
+    CHECK_THAT(latex, Contains("\\midrule\nFidelity & 128 & 0 (by definition) & H2O 0.235"));
+    CHECK_THAT(latex, Contains("\\bottomrule\n\\end{tabular}}\n\\end{table*}"));
+  }
+
+  SECTION("a setting from another folder names its own best baseline where it is not the row's") {
+    const auto spec = write_spec("other.ini",
+                                 "[LB]\ntables = " + S + "longbench_r8_rank/tables\nbudgets = 512\n"
+                                 "full_tables = " + S + "longbench/tables\n"
+                                 "default = RippleKV (r=2, normalize=minmax)\nstrong = RippleKV (r=8, normalize=rank, profile=layer_mean_eps0.1_seed0_texts0-7_f32.json)\n"
+                                 "strong_tables = " + S + "longbench_pairs/tables\n");
+    const auto r = run_script("headline.py", spec);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("| LB | 512 | 15.12 | SnapKV "));
+    CHECK_THAT(r.output, Contains("] vs H2O) tie"));  // longbench_pairs pairs with H2O at 512
+  }
+
+  SECTION("bad input: a label the folder lacks, an unknown kind, a missing folder") {
+    auto r = run_script("headline.py", write_spec("label.ini", "[X]\ntables = " + S + "h200_ruler4k_pooled/tables\n"
+                                                               "default = RippleKV (r=3)\nstrong = RippleKV (r=8, normalize=rank)\n"));
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("[X]: no budget that both 'RippleKV (r=3)' and"));
+    r = run_script("headline.py", write_spec("label2.ini", "[X]\ntables = " + S + "h200_ruler4k_pooled/tables\nbudgets = 256\n"
+                                                           "default = RippleKV (r=3)\nstrong = RippleKV (r=8, normalize=rank)\n"));
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("paired.csv has no paired row 'RippleKV (r=3)' at budget 256 (it holds ['RippleKV (r=2, normalize=minmax)',"));
+    r = run_script("headline.py", write_spec("kind.ini", "[X]\nkind = kl\ntables = t\ndefault = a\nstrong = b\n"));
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("[X] in "));
+    CHECK_THAT(r.output, Contains("kind = 'kl'; use ruler (scores) or fidelity (KL)"));
+    r = run_script("headline.py", write_spec("missing.ini", "[X]\ntables = " + (root / "nowhere").string() + "\ndefault = a\nstrong = b\n"));
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains("nowhere/longbench.csv is missing; write it with `ripplekv table --runs RUNS --out"));
+  }
+
+  SECTION("results/headline.md is the shipped spec's output (rerun the script after new tables)") {
+    const auto r = run_script("headline.py", "'" + std::string(RIPPLEKV_SOURCE_DIR) + "/configs/results/headline.ini'");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    std::ifstream committed(std::string(RIPPLEKV_SOURCE_DIR) + "/results/headline.md");
+    REQUIRE(committed.good());
+    const std::string text((std::istreambuf_iterator<char>(committed)), std::istreambuf_iterator<char>());
+    CHECK(text == r.output);
+    // and the README's results at a glance holds that table
+    std::ifstream readme_in(std::string(RIPPLEKV_SOURCE_DIR) + "/README.md");
+    const std::string readme((std::istreambuf_iterator<char>(readme_in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(readme, Contains(text));
+  }
+  fs::remove_all(root);
+}

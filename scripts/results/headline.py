@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The results at a glance (issue 14): one Markdown table, a row per benchmark and budget, of
+FullKV, the best baseline and two RippleKV settings, each RippleKV cell with its paired
+difference from the best baseline (95% bootstrap interval) and the verdict. Nothing is
+recomputed: every number is read from the `ripplekv table` outputs (longbench.csv or
+fidelity.csv, and paired.csv or fidelity_paired.csv) of the folders a spec file names.
+
+    python3 scripts/results/headline.py configs/results/headline.ini > results/headline.md
+
+The spec is an INI file, a section per benchmark (its title is the row's first cell):
+    tables  = folder holding the `ripplekv table` outputs (relative to the repository root)
+    kind    = ruler (a score: higher is better) or fidelity (KL to the full cache: lower is better)
+    budgets = the budgets to show, comma-separated (default: every budget both settings ran)
+    default = the Method label of the default setting's rows (exactly as in the CSV)
+    strong  = the Method label of the setting to show beside it
+    default_tables, strong_tables = another folder for that setting (its own paired rows and
+              best baseline; the cell names that baseline where it is not the row's)
+    full_tables = another folder for the FullKV score (the same samples)
+and one [columns] section: default_title, strong_title (the two RippleKV column titles).
+A label or budget the folder lacks is an error naming the section, the file and what it holds.
+"""
+import argparse
+import configparser
+import csv
+import os
+import sys
+
+
+def fail(message):
+    sys.exit(f"headline.py: {message}")
+
+
+def read_csv(path):
+    if not os.path.isfile(path):
+        fail(f"{path} is missing; write it with `ripplekv table --runs RUNS --out {os.path.dirname(path)}`")
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+class Tables:
+    """One folder's scores (method, budget) -> (value, lo, hi) and paired rows (method, budget) -> row."""
+
+    def __init__(self, folder, kind):
+        folder = os.path.join(ROOT, folder)  # an absolute folder stays as it is
+        self.kind = kind
+        stem = "fidelity" if kind == "fidelity" else "longbench"
+        value, lo, hi = ("kl_mean", "kl_mean_ci95_lo", "kl_mean_ci95_hi") if kind == "fidelity" else ("avg", "avg_ci95_lo", "avg_ci95_hi")
+        self.scores_file = os.path.join(folder, f"{stem}.csv")
+        self.scores = {}
+        for row in read_csv(self.scores_file):
+            if row.get("row_kind", "run") not in ("run", "full"):
+                continue
+            self.scores[(row["Method"], row["Budget"])] = tuple(float(row[k]) for k in (value, lo, hi))
+        self.paired_file = os.path.join(folder, "fidelity_paired.csv" if kind == "fidelity" else "paired.csv")
+        self.paired = {}
+        diff = "kl_difference" if kind == "fidelity" else "avg_difference"
+        for row in read_csv(self.paired_file):
+            # the first "Verdict" column (against the best baseline); DictReader keeps the last
+            # of two equal headers, so read it by position
+            self.paired[(row["Method"], row["Budget"])] = row | {"diff": float(row[diff])}
+        with open(self.paired_file, newline="") as f:
+            rows = list(csv.reader(f))
+        header = rows[0]
+        verdicts = [i for i, name in enumerate(header) if name == "Verdict"]
+        if len(verdicts) != 2:
+            fail(f"{self.paired_file}: expected two Verdict columns (best baseline, uniform twin); "
+                 f"rewrite it with this ripplekv's `table`")
+        for raw in rows[1:]:
+            row = self.paired[(raw[1], raw[2])]
+            row["verdict"], row["uniform_verdict"] = raw[verdicts[0]], raw[verdicts[1]]
+
+    def best_baseline(self, section, budget):
+        names = {row["Best baseline"] for (_, b), row in self.paired.items() if b == budget}
+        if len(names) != 1:
+            fail(f"[{section}]: {self.paired_file} names {len(names)} best baselines at budget {budget} "
+                 f"({sorted(names)}); expected one")
+        return names.pop()
+
+    def budgets(self, method):
+        return [b for (m, b) in self.paired if m == method]
+
+    def score(self, section, method, budget):
+        key = (method, budget)
+        if key not in self.scores:
+            held = sorted({m for (m, b) in self.scores if b == budget})
+            fail(f"[{section}]: {self.scores_file} has no row {method!r} at budget {budget} (it holds {held})")
+        return self.scores[key]
+
+    def pair(self, section, method, budget):
+        key = (method, budget)
+        if key not in self.paired:
+            held = sorted({m for (m, _) in self.paired})
+            fail(f"[{section}]: {self.paired_file} has no paired row {method!r} at budget {budget} (it holds {held})")
+        return self.paired[key]
+
+
+def number(x, kind, signed=False):
+    digits = 3 if kind == "fidelity" else 2
+    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+class Cell:
+    """One RippleKV setting at one budget: its score and its paired rows."""
+
+    def __init__(self, section, tables, label, budget, row_baseline):
+        pair = tables.pair(section, label, budget)
+        self.kind = tables.kind
+        self.value = tables.score(section, label, budget)[0]
+        self.diff, self.lo, self.hi = pair["diff"], float(pair["ci_lo"]), float(pair["ci_hi"])
+        self.verdict = pair["verdict"]
+        # the cell's own best baseline where its folder is not the row's
+        self.against = pair["Best baseline"] if pair["Best baseline"] != row_baseline else ""
+        self.twin, self.twin_verdict = pair["Uniform, same selector"], pair["uniform_verdict"]
+
+    def count(self, counts):
+        counts[self.verdict] = counts.get(self.verdict, 0) + 1
+        if self.twin:
+            counts["twin " + self.twin_verdict] = counts.get("twin " + self.twin_verdict, 0) + 1
+
+    def interval(self):
+        k = self.kind
+        text = f"{number(self.diff, k, True)} [{number(self.lo, k, True)}, {number(self.hi, k, True)}]"
+        return text + (f" vs {self.against}" if self.against else "")
+
+    def markdown(self):
+        text = f"{number(self.value, self.kind)} ({self.interval()}) {self.verdict}"
+        if self.verdict in ("win", "loss"):
+            text = f"**{text}**"
+        return f"{text}; {self.twin}: {self.twin_verdict}" if self.twin else text
+
+    def latex(self):
+        text = latex_escape(f"{number(self.value, self.kind)} ({self.interval()}) {self.verdict}")
+        if self.verdict in ("win", "loss"):
+            text = f"\\textbf{{{text}}}"
+        return f"{text}; {latex_escape(self.twin)}: {self.twin_verdict}" if self.twin else text
+
+
+def latex_escape(text):
+    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#")):
+        text = text.replace(a, b)
+    return text
+
+
+def rows_of(spec, spec_file):
+    """(benchmark or "", budget, FullKV cell, best baseline cell, default Cell, strong Cell) per row."""
+    rows = []
+    for section in spec.sections():
+        if section == "columns":
+            continue
+        s = spec[section]
+        for key in ("tables", "default", "strong"):
+            if key not in s:
+                fail(f"[{section}] in {spec_file} has no '{key}'")
+        kind = s.get("kind", "ruler")
+        if kind not in ("ruler", "fidelity"):
+            fail(f"[{section}] in {spec_file}: kind = {kind!r}; use ruler (scores) or fidelity (KL)")
+        main_tables = Tables(s["tables"], kind)
+        default_tables = Tables(s["default_tables"], kind) if "default_tables" in s else main_tables
+        strong_tables = Tables(s["strong_tables"], kind) if "strong_tables" in s else main_tables
+        if "budgets" in s:
+            budgets = [b.strip() for b in s["budgets"].split(",") if b.strip()]
+        else:
+            ran = set(default_tables.budgets(s["default"])) & set(strong_tables.budgets(s["strong"]))
+            budgets = sorted(ran, key=int)
+        if not budgets:
+            fail(f"[{section}]: no budget that both {s['default']!r} and {s['strong']!r} ran")
+        if kind == "ruler":
+            full_tables = Tables(s["full_tables"], kind) if "full_tables" in s else main_tables
+            full = number(full_tables.score(section, "FullKV", "full")[0], kind)
+        else:
+            full = "0 (by definition)"
+        for i, budget in enumerate(budgets):
+            baseline = main_tables.best_baseline(section, budget)
+            base_value = main_tables.score(section, baseline, budget)[0]
+            rows.append(("" if i else section, budget, "" if i else full, f"{baseline} {number(base_value, kind)}",
+                         Cell(section, default_tables, s["default"], budget, baseline),
+                         Cell(section, strong_tables, s["strong"], budget, baseline)))
+    return rows
+
+
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith("s") else "s")
+
+
+def summary(titles, rows):
+    lines = []
+    for column, title in enumerate(titles):
+        count = {}
+        for row in rows:
+            row[4 + column].count(count)
+        def tally(prefix):
+            return ", ".join(plural(count.get(prefix + word, 0), word) for word in ("win", "tie", "loss"))
+        lines.append(f"{title} against the best baseline: {tally('')}; against its uniform twin: {tally('twin ')}")
+    return lines
+
+
+def markdown(titles, rows):
+    lines = [f"| benchmark | budget | FullKV | best baseline | {titles[0]} | {titles[1]} |",
+             "|---|---|---|---|---|---|"]
+    for name, budget, full, baseline, a, b in rows:
+        lines.append(f"| {name} | {budget} | {full} | {baseline} | {a.markdown()} | {b.markdown()} |")
+    return "\n".join(lines + [""] + [f"- {line}" for line in summary(titles, rows)]) + "\n"
+
+
+def latex(titles, rows, spec_file):
+    lines = [f"% scripts/results/headline.py {spec_file}: needs \\usepackage{{booktabs}} (and graphicx for \\resizebox)",
+             "\\begin{table*}[t]", "\\centering",
+             "\\caption{RippleKV against the best baseline at the same budget: score (paired difference "
+             "[95\\% bootstrap interval]) verdict; and the verdict against its uniform twin}",
+             "\\resizebox{\\textwidth}{!}{%", "\\begin{tabular}{llllll}", "\\toprule",
+             f"Benchmark & Budget & FullKV & Best baseline & {latex_escape(titles[0])} & {latex_escape(titles[1])} \\\\",
+             "\\midrule"]
+    for i, (name, budget, full, baseline, a, b) in enumerate(rows):
+        if name and i:
+            lines.append("\\midrule")
+        lines.append(" & ".join(latex_escape(x) for x in (name, budget, full, baseline)) +
+                     f" & {a.latex()} & {b.latex()} \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}}", "\\end{table*}"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description="The results at a glance, from `ripplekv table` outputs.")
+    parser.add_argument("spec", help="the spec INI file (e.g. configs/results/headline.ini)")
+    parser.add_argument("--latex", metavar="FILE", help="also write the table as LaTeX (booktabs) to FILE")
+    args = parser.parse_args()
+    if not os.path.isfile(args.spec):
+        fail(f"{args.spec} is missing")
+    spec = configparser.ConfigParser(interpolation=None)
+    spec.optionxform = str
+    try:
+        spec.read(args.spec)
+    except configparser.Error as e:
+        fail(f"{args.spec}: {e}")
+    if "columns" not in spec:
+        fail(f"{args.spec} has no [columns] section (default_title, strong_title)")
+    columns = spec["columns"]
+    titles = (columns.get("default_title", "RippleKV (default)"), columns.get("strong_title", "RippleKV"))
+    rows = rows_of(spec, args.spec)
+    sys.stdout.write(markdown(titles, rows))
+    if args.latex:
+        with open(args.latex, "w") as f:
+            f.write(latex(titles, rows, args.spec))
+
+
+if __name__ == "__main__":
+    main()
