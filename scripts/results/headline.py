@@ -5,7 +5,8 @@ difference from the best baseline (95% bootstrap interval) and the verdict. Noth
 recomputed: every number is read from the `ripplekv table` outputs (longbench.csv or
 fidelity.csv, and paired.csv or fidelity_paired.csv) of the folders a spec file names.
 
-    python3 scripts/results/headline.py configs/results/headline.ini > results/headline.md
+    .venv/bin/python scripts/results/headline.py configs/results/headline.ini \\
+        --latex results/headline.tex --readme README.md > results/headline.md
 
 The spec is an INI file, a section per benchmark (its title is the row's first cell):
     tables  = folder holding the `ripplekv table` outputs (relative to the repository root)
@@ -222,10 +223,25 @@ def latex(titles, rows, spec_file):
     return "\n".join(lines) + "\n"
 
 
+BEGIN, END = "<!-- headline.py: begin -->", "<!-- headline.py: end -->"
+
+
+def put_in_readme(path, table):
+    """Replaces what stands between the lines BEGIN and END of the file at path with table."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if lines.count(BEGIN) != 1 or lines.count(END) != 1 or lines.index(BEGIN) > lines.index(END):
+        fail(f"{path}: expected one line {BEGIN!r} and, after it, one line {END!r} around the table")
+    i, j = lines.index(BEGIN), lines.index(END)
+    with open(path, "w") as f:
+        f.write("\n".join(lines[:i + 1] + table.rstrip("\n").split("\n") + lines[j:]))
+
+
 def main():
     parser = argparse.ArgumentParser(description="The results at a glance, from `ripplekv table` outputs.")
     parser.add_argument("spec", help="the spec INI file (e.g. configs/results/headline.ini)")
     parser.add_argument("--latex", metavar="FILE", help="also write the table as LaTeX (booktabs) to FILE")
+    parser.add_argument("--readme", metavar="FILE", help=f"also put the table in FILE between the lines {BEGIN!r} and {END!r}")
     args = parser.parse_args()
     if not os.path.isfile(args.spec):
         fail(f"{args.spec} is missing")
@@ -244,6 +260,8 @@ def main():
     if args.latex:
         with open(args.latex, "w") as f:
             f.write(latex(titles, rows, args.spec))
+    if args.readme:
+        put_in_readme(args.readme, markdown(titles, rows))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
 #           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
 #           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
+#   8k4: SmolLM2 at 8k over four sample sets (seeds 42 to 45; 45 ran every method at 128-1024 with
+#           one binary, smollm2_f32.sh ruler8k45): the baselines and r = 2, 4 and 8 min-max with the
+#           float32 profile, 220 samples at 128 and 1024 and 165 at 256 and 512 (seed 44 ran 128
+#           and 1024 only; H2O and StreamingLLM did not run on seed 44)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out), with the bfloat16 and the float32 layer_mean profiles
 #   qwen4k_more: Qwen2.5-Coder-1.5B at 4k over the two sets above and the six-method sets of
@@ -32,8 +36,8 @@
 #           there and eight new sets (seeds 100-107, 3 per task), 319 samples, every method of
 #           those runs (the ratios 2, 4, 8 and 8 rank with the float32 profile); CPU sets are not
 #           pooled with them (other arithmetic; see h200_ruler4k_seed44/cpu_agreement.md)
-#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|qwen4k|qwen4k_more|qwen8k|qwen16k|qwen32k|qwen16k_rest
-#           |qwen32k_rest|qwen16k_all|qwen32k_all|h200_4k ...]   (default: all fourteen)
+#   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|8k4|qwen4k|qwen4k_more|qwen8k|qwen16k|qwen32k|qwen16k_rest
+#           |qwen32k_rest|qwen16k_all|qwen32k_all|h200_4k ...]   (default: all fifteen)
 # Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
 # <out>/tables_r100000/ beside the committed 2,000-resample tables, and no plots).
 set -euo pipefail
@@ -42,7 +46,7 @@ BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q16_REST, Q32, Q32_REST
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all h200_4k)
+[ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 8k4 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all h200_4k)
 for target in "${targets[@]}"; do
   budgets=  # with more than two sets: the budgets all of them ran (others are left out)
   only=     # where set: the run folders whose names match this extended regex (instead of the list below)
@@ -52,6 +56,9 @@ for target in "${targets[@]}"; do
     4k3) sets=($S/ruler $S/ruler4k_seed43 $S/ruler4k_seed44); budgets=" 128 256 512 1024 "; out=$S/ruler4k_pooled3 ;;
     8k) sets=($S/ruler8k $S/ruler8k_seed43); out=$S/ruler8k_pooled ;;
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
+    8k4) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44 $S/ruler8k_seed45); budgets=" 128 256 512 1024 "
+      out=$S/ruler8k_pooled4
+      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8)_b.*)$' ;;
     qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
     qwen4k_more) sets=("${Q4[@]}" "${Q4_MORE[@]}"); budgets=" 256 1024 "; out=$Q/ruler4k_more_pooled
       only='^(full|snapkv_b.*|pyramidkv_b.*|cake_b.*|ripple@profile=.*_f32_layer_mean\.json_ratio=(2|8_normalize=rank)_b.*)$' ;;
@@ -66,7 +73,7 @@ for target in "${targets[@]}"; do
       out=$Q/ruler32k_all_pooled ;;
     h200_4k) sets=($S/h200_ruler4k_seed{44,100,101,102,103,104,105,106,107}); out=$S/h200_ruler4k_pooled
       only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$' ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, 8k4, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
   esac
   dirs=()
   for set in "${sets[@]}"; do dirs+=("$set"/runs/*); done

@@ -223,6 +223,18 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     CHECK_THAT(latex, Contains("[95\\% bootstrap interval]"));
     CHECK_THAT(latex, Contains("\\midrule\nFidelity & 128 & 0 (by definition) & H2O 0.235"));
     CHECK_THAT(latex, Contains("\\bottomrule\n\\end{tabular}}\n\\end{table*}"));
+    // --readme replaces what stands between the markers, and only that.
+    const auto readme = root / "README.md";
+    std::ofstream(readme) << "intro\n<!-- headline.py: begin -->\nold table\n<!-- headline.py: end -->\nafter\n";
+    const auto put = run_script("headline.py", spec + " --readme '" + readme.string() + "'");
+    REQUIRE(put.status == 0);
+    std::ifstream readme_in(readme);
+    const std::string text((std::istreambuf_iterator<char>(readme_in)), std::istreambuf_iterator<char>());
+    CHECK(text == "intro\n<!-- headline.py: begin -->\n" + r.output + "<!-- headline.py: end -->\nafter\n");
+    std::ofstream(readme) << "no markers\n";
+    const auto bad = run_script("headline.py", spec + " --readme '" + readme.string() + "'");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.output, Contains("expected one line '<!-- headline.py: begin -->' and, after it, one line"));
   }
 
   SECTION("a setting from another folder names its own best baseline where it is not the row's") {
