@@ -76,7 +76,8 @@ for key, runs in batch.items():
 gpu = sys.argv[2] != "cpu"
 peak_name, bw_name = ("MFU", "% of HBM bandwidth") if gpu else ("% of matmul peak", "% of memory bound")
 for (shape, dtype), p in sorted(peaks.items()):
-    print(f"\n### {shape} {dtype}: measured matmul peak {p['matmul_peak_gflops']} GFLOP/s, "
+    widened = " (of float32 products: ripplekv widens bfloat16 ones on this CPU)" if "matmul_peak_dtype" in p else ""
+    print(f"\n### {shape} {dtype}: measured matmul peak {p['matmul_peak_gflops']} GFLOP/s{widened}, "
           f"read bandwidth {p['read_gbs']} GB/s, weights {p['weight_mib']} MiB")
     print(f"| tokens | prefill tok/s ripplekv | HF | ratio | {peak_name} ripplekv / HF "
           f"| decode ms/tok ripplekv | HF | speed-up | {bw_name} ripplekv / HF | peak RSS MiB ripplekv / HF |")

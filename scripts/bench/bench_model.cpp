@@ -26,6 +26,7 @@
 #include "models/loaders/load_model.h"
 #include "models/ops/cudnn_attention.h"
 #include "models/ops/greedy_argmax.h"
+#include "models/ops/linear.h"
 #include "op_profile.h"
 #include "random_model.h"
 
@@ -65,20 +66,41 @@ double prefill_flops(const ModelConfig& c, int64_t t) {
 // Waits for the device's queued work (a value read back).
 void sync(const at::Tensor& t) { (void)t.sum().item<double>(); }
 
-double matmul_peak_gflops(at::ScalarType dtype, at::Device device) {
-  const int64_t n = device.is_cpu() ? 2048 : 8192;
-  auto a = at::randn({n, n}).to(device, dtype), b = at::randn({n, n}).to(device, dtype);
-  sync(at::mm(a, b));  // warm-up
+// The peak of the product a prompt's linear layers run: on a CPU where ops::linear widens
+// bfloat16 to float32 (x86-64 without AVX-512), the float32 product's (`widened`), or a bfloat16
+// prefill would read as several times ATen's bfloat16 peak.
+struct MatmulPeak {
+  double gflops = 0;
+  bool widened = false;
+};
+
+// at::linear, as the model's projections call it, of squares of side up to 2,048 on a CPU (8,192
+// on a GPU), smaller where one product takes over 50 ms (ATen's bfloat16 product on a CPU
+// without AVX-512 runs at a few GFLOP/s).
+MatmulPeak matmul_peak_gflops(at::ScalarType dtype, at::Device device) {
+  const int64_t max_n = device.is_cpu() ? 2048 : 8192;
+  int64_t n = device.is_cpu() ? 256 : max_n;
+  at::Tensor a, b;
+  bool widened = false;
+  for (;; n *= 2) {
+    a = at::randn({n, n}).to(device, dtype), b = at::randn({n, n}).to(device, dtype);
+    widened = device.is_cpu() && ops::linear_uses_upcast(a, b);
+    if (widened) a = a.to(at::kFloat), b = b.to(at::kFloat);
+    sync(at::linear(a, b));  // warm-up
+    const double t0 = now();
+    sync(at::linear(a, b));
+    if (n >= max_n || now() - t0 > 0.05) break;
+  }
   const int reps = 5;
   double best = 1e30;  // the best of 3 rounds: a peak, not an average over the VM's noise
   for (int round = 0; round < 3; ++round) {
     at::Tensor c;
     const double t0 = now();
-    for (int i = 0; i < reps; ++i) c = at::mm(a, b);
+    for (int i = 0; i < reps; ++i) c = at::linear(a, b);
     sync(c);
     best = std::min(best, now() - t0);
   }
-  return 2.0 * n * n * n * reps / best / 1e9;
+  return {2.0 * n * n * n * reps / best / 1e9, widened};
 }
 
 // Read bandwidth in GB/s: the best of 5 sums over a 512 MiB float32 tensor.
@@ -165,7 +187,7 @@ int main(int argc, char** argv) try {
   std::string dname;
   while (std::getline(ds, dname, ',')) {
     const auto dtype = parse_dtype(dname);
-    const double peak = matmul_peak_gflops(dtype, device);
+    const auto [peak, widened] = matmul_peak_gflops(dtype, device);
     auto weights = bench::random_weights(cfg, dtype);
     if (!device.is_cpu()) {
       auto to = [&](at::Tensor& t) { if (t.defined()) t = t.to(device); };
@@ -181,9 +203,10 @@ int main(int argc, char** argv) try {
     const double weight_bytes = decode_cost_model(model).weight_bytes;
     const int64_t elem = at::elementSize(dtype);
     const double kv_bytes_per_token = 2.0 * cfg.num_layers * cfg.num_kv_heads * cfg.head_dim * elem;
-    std::cout << fmt::format("RESULT impl=ripplekv shape={} dtype={} matmul_peak_gflops={:.1f} read_gbs={:.1f} "
+    std::cout << fmt::format("RESULT impl=ripplekv shape={} dtype={} matmul_peak_gflops={:.1f}{} read_gbs={:.1f} "
                              "weight_mib={:.0f}\n",
-                             shape.name, dname, peak, bandwidth, weight_bytes / (1 << 20));
+                             shape.name, dname, peak, widened ? " matmul_peak_dtype=float32" : "", bandwidth,
+                             weight_bytes / (1 << 20));
     for (auto t : parse_list(lengths_s)) {
       if (t + decode_steps + 1 > cfg.max_position_embeddings) {
         throw std::invalid_argument(fmt::format("--lengths {} exceeds the {} shape's context", t, shape.name));
