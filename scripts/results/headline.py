@@ -31,50 +31,83 @@ def fail(message):
     sys.exit(f"headline.py: {message}")
 
 
-def read_csv(path):
+def read_csv(path, where):
+    """The rows of a CSV as (header, lists); where: the spec section and key that named its folder."""
     if not os.path.isfile(path):
-        fail(f"{path} is missing; write it with `ripplekv table --runs RUNS --out {os.path.dirname(path)}`")
+        hint = ""
+        folder = os.path.dirname(path)
+        if os.path.basename(path) == "longbench.csv" and os.path.isfile(os.path.join(folder, "fidelity.csv")):
+            hint = " (the folder holds fidelity tables: set kind = fidelity)"
+        fail(f"{where}: {path} is missing{hint}; write it with `ripplekv table --runs RUNS --out {folder}`")
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.reader(f))
+    if not rows:
+        fail(f"{where}: {path} is empty")
+    return rows[0], rows[1:]
+
+
+def columns(header, names, path):
+    """The positions of the columns names in header, or an error naming the file and column."""
+    missing = [n for n in names if n not in header]
+    if missing:
+        fail(f"{path} has no column {missing[0]!r} (it has {header}); rewrite it with this ripplekv's `table`")
+    return [header.index(n) for n in names]
+
+
+def to_float(text, path, column, line):
+    try:
+        return float(text)
+    except ValueError:
+        fail(f"{path} line {line}: column {column!r} holds {text!r}, not a number")
 
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 class Tables:
-    """One folder's scores (method, budget) -> (value, lo, hi) and paired rows (method, budget) -> row."""
+    """One folder's scores (method, budget) -> (value, lo, hi) and paired rows (method, budget) -> dict."""
 
-    def __init__(self, folder, kind):
+    def __init__(self, folder, kind, where):
         folder = os.path.join(ROOT, folder)  # an absolute folder stays as it is
         self.kind = kind
+        self.folder = folder
         stem = "fidelity" if kind == "fidelity" else "longbench"
-        value, lo, hi = ("kl_mean", "kl_mean_ci95_lo", "kl_mean_ci95_hi") if kind == "fidelity" else ("avg", "avg_ci95_lo", "avg_ci95_hi")
+        names = ("kl_mean", "kl_mean_ci95_lo", "kl_mean_ci95_hi") if kind == "fidelity" else ("avg", "avg_ci95_lo", "avg_ci95_hi")
         self.scores_file = os.path.join(folder, f"{stem}.csv")
+        header, rows = read_csv(self.scores_file, where)
+        method, budget, row_kind, *values = columns(header, ("Method", "Budget", "row_kind") + names, self.scores_file)
         self.scores = {}
-        for row in read_csv(self.scores_file):
-            if row.get("row_kind", "run") not in ("run", "full"):
+        for line, row in enumerate(rows, start=2):
+            if row[row_kind] not in ("run", "full"):
                 continue
-            self.scores[(row["Method"], row["Budget"])] = tuple(float(row[k]) for k in (value, lo, hi))
+            key = (row[method], row[budget])
+            if key in self.scores:
+                fail(f"{self.scores_file} line {line}: a second row {key[0]!r} at budget {key[1]} "
+                     f"(a table of two models or datasets? name a folder of one)")
+            self.scores[key] = tuple(to_float(row[c], self.scores_file, names[k], line) for k, c in enumerate(values))
         self.paired_file = os.path.join(folder, "fidelity_paired.csv" if kind == "fidelity" else "paired.csv")
-        self.paired = {}
+        header, rows = read_csv(self.paired_file, where)
         diff = "kl_difference" if kind == "fidelity" else "avg_difference"
-        for row in read_csv(self.paired_file):
-            # the first "Verdict" column (against the best baseline); DictReader keeps the last
-            # of two equal headers, so read it by position
-            self.paired[(row["Method"], row["Budget"])] = row | {"diff": float(row[diff])}
-        with open(self.paired_file, newline="") as f:
-            rows = list(csv.reader(f))
-        header = rows[0]
+        method, budget, best, twin, d, lo, hi = columns(
+            header, ("Method", "Budget", "Best baseline", "Uniform, same selector", diff, "ci_lo", "ci_hi"), self.paired_file)
+        # two columns named "Verdict": against the best baseline, then against the uniform twin
         verdicts = [i for i, name in enumerate(header) if name == "Verdict"]
         if len(verdicts) != 2:
             fail(f"{self.paired_file}: expected two Verdict columns (best baseline, uniform twin); "
                  f"rewrite it with this ripplekv's `table`")
-        for raw in rows[1:]:
-            row = self.paired[(raw[1], raw[2])]
-            row["verdict"], row["uniform_verdict"] = raw[verdicts[0]], raw[verdicts[1]]
+        self.paired = {}
+        for line, row in enumerate(rows, start=2):
+            key = (row[method], row[budget])
+            if key in self.paired:
+                fail(f"{self.paired_file} line {line}: a second paired row {key[0]!r} at budget {key[1]} "
+                     f"(a table of two models or datasets? name a folder of one)")
+            self.paired[key] = {
+                "best": row[best], "twin": row[twin], "verdict": row[verdicts[0]], "twin_verdict": row[verdicts[1]],
+                "diff": to_float(row[d], self.paired_file, diff, line), "lo": to_float(row[lo], self.paired_file, "ci_lo", line),
+                "hi": to_float(row[hi], self.paired_file, "ci_hi", line)}
 
     def best_baseline(self, section, budget):
-        names = {row["Best baseline"] for (_, b), row in self.paired.items() if b == budget}
+        names = {row["best"] for (_, b), row in self.paired.items() if b == budget}
         if len(names) != 1:
             fail(f"[{section}]: {self.paired_file} names {len(names)} best baselines at budget {budget} "
                  f"({sorted(names)}); expected one")
@@ -93,8 +126,9 @@ class Tables:
     def pair(self, section, method, budget):
         key = (method, budget)
         if key not in self.paired:
-            held = sorted({m for (m, _) in self.paired})
-            fail(f"[{section}]: {self.paired_file} has no paired row {method!r} at budget {budget} (it holds {held})")
+            ran = self.budgets(method)
+            held = f"it has that label at budgets {ran}" if ran else f"it holds {sorted({m for (m, _) in self.paired})}"
+            fail(f"[{section}]: {self.paired_file} has no paired row {method!r} at budget {budget} ({held})")
         return self.paired[key]
 
 
@@ -107,14 +141,17 @@ class Cell:
     """One RippleKV setting at one budget: its score and its paired rows."""
 
     def __init__(self, section, tables, label, budget, row_baseline):
+        """row_baseline: (name, printed score) of the row's best baseline."""
         pair = tables.pair(section, label, budget)
         self.kind = tables.kind
         self.value = tables.score(section, label, budget)[0]
-        self.diff, self.lo, self.hi = pair["diff"], float(pair["ci_lo"]), float(pair["ci_hi"])
+        self.diff, self.lo, self.hi = pair["diff"], pair["lo"], pair["hi"]
         self.verdict = pair["verdict"]
-        # the cell's own best baseline where its folder is not the row's
-        self.against = pair["Best baseline"] if pair["Best baseline"] != row_baseline else ""
-        self.twin, self.twin_verdict = pair["Uniform, same selector"], pair["uniform_verdict"]
+        # The cell's own best baseline where it is not the row's run (another folder of this
+        # setting: another baseline, or the same one decoded by another run), with its score.
+        own = (pair["best"], number(tables.score(section, pair["best"], budget)[0], self.kind))
+        self.against = " ".join(own) if own != row_baseline else ""
+        self.twin, self.twin_verdict = pair["twin"], pair["twin_verdict"]
 
     def count(self, counts):
         counts[self.verdict] = counts.get(self.verdict, 0) + 1
@@ -139,10 +176,12 @@ class Cell:
         return f"{text}; {latex_escape(self.twin)}: {self.twin_verdict}" if self.twin else text
 
 
+LATEX_SPECIAL = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "_": "\\_", "#": "\\#", "$": "\\$",
+                 "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
+
+
 def latex_escape(text):
-    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#")):
-        text = text.replace(a, b)
-    return text
+    return "".join(LATEX_SPECIAL.get(c, c) for c in text)
 
 
 def rows_of(spec, spec_file):
@@ -158,9 +197,11 @@ def rows_of(spec, spec_file):
         kind = s.get("kind", "ruler")
         if kind not in ("ruler", "fidelity"):
             fail(f"[{section}] in {spec_file}: kind = {kind!r}; use ruler (scores) or fidelity (KL)")
-        main_tables = Tables(s["tables"], kind)
-        default_tables = Tables(s["default_tables"], kind) if "default_tables" in s else main_tables
-        strong_tables = Tables(s["strong_tables"], kind) if "strong_tables" in s else main_tables
+        def tables(key):
+            return Tables(s[key], kind, f"[{section}] {key}")
+        main_tables = tables("tables")
+        default_tables = tables("default_tables") if "default_tables" in s else main_tables
+        strong_tables = tables("strong_tables") if "strong_tables" in s else main_tables
         if "budgets" in s:
             budgets = [b.strip() for b in s["budgets"].split(",") if b.strip()]
         else:
@@ -169,16 +210,16 @@ def rows_of(spec, spec_file):
         if not budgets:
             fail(f"[{section}]: no budget that both {s['default']!r} and {s['strong']!r} ran")
         if kind == "ruler":
-            full_tables = Tables(s["full_tables"], kind) if "full_tables" in s else main_tables
+            full_tables = tables("full_tables") if "full_tables" in s else main_tables
             full = number(full_tables.score(section, "FullKV", "full")[0], kind)
         else:
             full = "0 (by definition)"
         for i, budget in enumerate(budgets):
             baseline = main_tables.best_baseline(section, budget)
-            base_value = main_tables.score(section, baseline, budget)[0]
-            rows.append(("" if i else section, budget, "" if i else full, f"{baseline} {number(base_value, kind)}",
-                         Cell(section, default_tables, s["default"], budget, baseline),
-                         Cell(section, strong_tables, s["strong"], budget, baseline)))
+            row_baseline = (baseline, number(main_tables.score(section, baseline, budget)[0], kind))
+            rows.append(("" if i else section, budget, "" if i else full, " ".join(row_baseline),
+                         Cell(section, default_tables, s["default"], budget, row_baseline),
+                         Cell(section, strong_tables, s["strong"], budget, row_baseline)))
     return rows
 
 
@@ -207,6 +248,9 @@ def markdown(titles, rows):
 
 
 def latex(titles, rows, spec_file):
+    spec_file = os.path.abspath(spec_file)
+    if spec_file.startswith(ROOT + os.sep):  # the same first line from any working directory
+        spec_file = os.path.relpath(spec_file, ROOT)
     lines = [f"% scripts/results/headline.py {spec_file}: needs \\usepackage{{booktabs}} (and graphicx for \\resizebox)",
              "\\begin{table*}[t]", "\\centering",
              "\\caption{RippleKV against the best baseline at the same budget: score (paired difference "

@@ -165,6 +165,11 @@ step "fidelity r=8 rank float32 profile" "$OUT/fidelity_layer_mean_f32_r8_rank/f
 # The ratio with the float32 profile (min-max): r = 2, 4 and 8 beside SnapKV and H2O, one call
 step "fidelity ratios float32 profile" "$OUT/fidelity_layer_mean_f32_ratios/fidelity.csv" fidelity \
   "$OUT/fidelity_layer_mean_f32_ratios" "snapkv,h2o,ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8"
+# Every baseline beside r = 2 and r = 8 rank (float32 profile), one call on 2 threads: the folders
+# above each lack a baseline (H2O, the best one here, is only beside r = 2, 4 and 8 min-max), and
+# two of them ran on other thread counts (their SnapKV rows differ by up to 0.02 KL)
+step "fidelity every baseline float32 profile" "$OUT/fidelity_layer_mean_f32_all/fidelity.csv" fidelity \
+  "$OUT/fidelity_layer_mean_f32_all" "snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,$PLF_METHODS"
 # The first, `relative`-noise comparisons with a float32 profile (PRF) of the same texts: fidelity
 # r = 1.5 and 2 with both profiles beside SnapKV, one call; r = 2 with both profiles beside SnapKV
 # on the seed-42 RULER 4k prompts, one call (a folder of its own: ruler4k/ ran on 2 threads and
@@ -269,6 +274,7 @@ step "longbench 32k" "$OUT/longbench32k/runs/full/result.json" "$BIN" longbench 
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32_r8_rank" --out "$OUT/fidelity_layer_mean_f32_r8_rank/tables"
 "$BIN" table --runs "$OUT/fidelity_layer_mean_f32_ratios" --out "$OUT/fidelity_layer_mean_f32_ratios/tables"
 "$BIN" table --runs "$OUT/fidelity_relative_f32" --out "$OUT/fidelity_relative_f32/tables"
+"$BIN" table --runs "$OUT/fidelity_layer_mean_f32_all" --out "$OUT/fidelity_layer_mean_f32_all/tables"
 "$BIN" table --runs "$OUT/ruler4k/runs" --out "$OUT/ruler4k/tables"
 "$BIN" table --runs "$OUT/ruler4k_seed43/runs" --out "$OUT/ruler4k_seed43/tables"
 "$BIN" table --runs "$OUT/ruler4k_relative_f32/runs" --out "$OUT/ruler4k_relative_f32/tables"

@@ -247,7 +247,16 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Contains("| LB | 512 | 15.12 | SnapKV "));
-    CHECK_THAT(r.output, Contains("] vs H2O) tie"));  // longbench_pairs pairs with H2O at 512
+    CHECK_THAT(r.output, Contains("] vs H2O 15.95) tie"));  // longbench_pairs pairs with H2O at 512
+    // The same baseline name from another run (another folder, other threads) is named with its score.
+    const std::string Q = std::string(RIPPLEKV_SOURCE_DIR) + "/results/qwen2.5-coder-1.5b-instruct/";
+    const auto same_name = run_script("headline.py", write_spec("same.ini",
+        "[F]\nkind = fidelity\ntables = " + Q + "fidelity_layer_mean_f32/tables\nbudgets = 128\ndefault = RippleKV\n"
+        "strong = RippleKV\nstrong_tables = " + Q + "fidelity_layer_mean_f32_r8_rank/tables\n"));
+    INFO(same_name.output);
+    REQUIRE(same_name.status == 0);
+    CHECK_THAT(same_name.output, Contains("| F | 128 | 0 (by definition) | SnapKV 0.533 | **0.615 (+0.082 [+0.022, +0.160]) loss**; SnapKV: loss |"));
+    CHECK_THAT(same_name.output, Contains("**0.692 (+0.154 [+0.069, +0.263] vs SnapKV 0.537) loss**"));
   }
 
   SECTION("bad input: a label the folder lacks, an unknown kind, a missing folder") {
@@ -276,6 +285,12 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     REQUIRE(committed.good());
     const std::string text((std::istreambuf_iterator<char>(committed)), std::istreambuf_iterator<char>());
     CHECK(text == r.output);
+    const auto tex = root / "shipped.tex";
+    REQUIRE(run_script("headline.py", "'" + std::string(RIPPLEKV_SOURCE_DIR) + "/configs/results/headline.ini' --latex '" +
+                                          tex.string() + "'").status == 0);
+    std::ifstream shipped_tex(std::string(RIPPLEKV_SOURCE_DIR) + "/results/headline.tex"), written_tex(tex);
+    CHECK(std::string((std::istreambuf_iterator<char>(shipped_tex)), std::istreambuf_iterator<char>()) ==
+          std::string((std::istreambuf_iterator<char>(written_tex)), std::istreambuf_iterator<char>()));
     // and the README's results at a glance holds that table
     std::ifstream readme_in(std::string(RIPPLEKV_SOURCE_DIR) + "/README.md");
     const std::string readme((std::istreambuf_iterator<char>(readme_in)), std::istreambuf_iterator<char>());
