@@ -66,17 +66,15 @@ double prefill_flops(const ModelConfig& c, int64_t t) {
 // Waits for the device's queued work (a value read back).
 void sync(const at::Tensor& t) { (void)t.sum().item<double>(); }
 
-// The peak of the product a prompt's linear layers run: on a CPU where ops::linear widens
-// bfloat16 to float32 (x86-64 without AVX-512), the float32 product's (`widened`), or a bfloat16
-// prefill would read as several times ATen's bfloat16 peak.
 struct MatmulPeak {
   double gflops = 0;
-  bool widened = false;
+  bool widened = false;  // measured in float32: ops::linear widens bfloat16 on this CPU
 };
 
-// at::linear, as the model's projections call it, of squares of side up to 2,048 on a CPU (8,192
-// on a GPU), smaller where one product takes over 50 ms (ATen's bfloat16 product on a CPU
-// without AVX-512 runs at a few GFLOP/s).
+// The peak of the product a prompt's projections run: at::linear, in float32 where ops::linear
+// widens bfloat16 (x86-64 without AVX-512; else a bfloat16 prefill would read as several times
+// ATen's bfloat16 peak), of squares of side up to 2,048 on a CPU (8,192 on a GPU), smaller where
+// one product takes over 50 ms (ATen's bfloat16 product on such a CPU runs at a few GFLOP/s).
 MatmulPeak matmul_peak_gflops(at::ScalarType dtype, at::Device device) {
   const int64_t max_n = device.is_cpu() ? 2048 : 8192;
   int64_t n = device.is_cpu() ? 256 : max_n;

@@ -65,17 +65,15 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 class Tables:
-    """One folder's scores (method, budget) -> (value, lo, hi) and paired rows (method, budget) -> dict."""
+    """One folder's scores (method, budget) -> Avg or KL mean, and paired rows (method, budget) -> dict."""
 
     def __init__(self, folder, kind, where):
         folder = os.path.join(ROOT, folder)  # an absolute folder stays as it is
         self.kind = kind
-        self.folder = folder
-        stem = "fidelity" if kind == "fidelity" else "longbench"
-        names = ("kl_mean", "kl_mean_ci95_lo", "kl_mean_ci95_hi") if kind == "fidelity" else ("avg", "avg_ci95_lo", "avg_ci95_hi")
+        stem, value_name = ("fidelity", "kl_mean") if kind == "fidelity" else ("longbench", "avg")
         self.scores_file = os.path.join(folder, f"{stem}.csv")
         header, rows = read_csv(self.scores_file, where)
-        method, budget, row_kind, *values = columns(header, ("Method", "Budget", "row_kind") + names, self.scores_file)
+        method, budget, row_kind, value = columns(header, ("Method", "Budget", "row_kind", value_name), self.scores_file)
         self.scores = {}
         for line, row in enumerate(rows, start=2):
             if row[row_kind] not in ("run", "full"):
@@ -84,7 +82,7 @@ class Tables:
             if key in self.scores:
                 fail(f"{self.scores_file} line {line}: a second row {key[0]!r} at budget {key[1]} "
                      f"(a table of two models or datasets? name a folder of one)")
-            self.scores[key] = tuple(to_float(row[c], self.scores_file, names[k], line) for k, c in enumerate(values))
+            self.scores[key] = to_float(row[value], self.scores_file, value_name, line)
         self.paired_file = os.path.join(folder, "fidelity_paired.csv" if kind == "fidelity" else "paired.csv")
         header, rows = read_csv(self.paired_file, where)
         diff = "kl_difference" if kind == "fidelity" else "avg_difference"
@@ -144,12 +142,12 @@ class Cell:
         """row_baseline: (name, printed score) of the row's best baseline."""
         pair = tables.pair(section, label, budget)
         self.kind = tables.kind
-        self.value = tables.score(section, label, budget)[0]
+        self.value = tables.score(section, label, budget)
         self.diff, self.lo, self.hi = pair["diff"], pair["lo"], pair["hi"]
         self.verdict = pair["verdict"]
         # The cell's own best baseline where it is not the row's run (another folder of this
         # setting: another baseline, or the same one decoded by another run), with its score.
-        own = (pair["best"], number(tables.score(section, pair["best"], budget)[0], self.kind))
+        own = (pair["best"], number(tables.score(section, pair["best"], budget), self.kind))
         self.against = " ".join(own) if own != row_baseline else ""
         self.twin, self.twin_verdict = pair["twin"], pair["twin_verdict"]
 
@@ -163,17 +161,18 @@ class Cell:
         text = f"{number(self.diff, k, True)} [{number(self.lo, k, True)}, {number(self.hi, k, True)}]"
         return text + (f" vs {self.against}" if self.against else "")
 
-    def markdown(self):
-        text = f"{number(self.value, self.kind)} ({self.interval()}) {self.verdict}"
+    def render(self, bold, escape=lambda text: text):
+        """The cell's text, a win or loss set in bold by bold(text), every name passed through escape."""
+        text = escape(f"{number(self.value, self.kind)} ({self.interval()}) {self.verdict}")
         if self.verdict in ("win", "loss"):
-            text = f"**{text}**"
-        return f"{text}; {self.twin}: {self.twin_verdict}" if self.twin else text
+            text = bold(text)
+        return f"{text}; {escape(self.twin)}: {self.twin_verdict}" if self.twin else text
+
+    def markdown(self):
+        return self.render(lambda text: f"**{text}**")
 
     def latex(self):
-        text = latex_escape(f"{number(self.value, self.kind)} ({self.interval()}) {self.verdict}")
-        if self.verdict in ("win", "loss"):
-            text = f"\\textbf{{{text}}}"
-        return f"{text}; {latex_escape(self.twin)}: {self.twin_verdict}" if self.twin else text
+        return self.render(lambda text: f"\\textbf{{{text}}}", latex_escape)
 
 
 LATEX_SPECIAL = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "_": "\\_", "#": "\\#", "$": "\\$",
@@ -211,12 +210,12 @@ def rows_of(spec, spec_file):
             fail(f"[{section}]: no budget that both {s['default']!r} and {s['strong']!r} ran")
         if kind == "ruler":
             full_tables = tables("full_tables") if "full_tables" in s else main_tables
-            full = number(full_tables.score(section, "FullKV", "full")[0], kind)
+            full = number(full_tables.score(section, "FullKV", "full"), kind)
         else:
             full = "0 (by definition)"
         for i, budget in enumerate(budgets):
             baseline = main_tables.best_baseline(section, budget)
-            row_baseline = (baseline, number(main_tables.score(section, baseline, budget)[0], kind))
+            row_baseline = (baseline, number(main_tables.score(section, baseline, budget), kind))
             rows.append(("" if i else section, budget, "" if i else full, " ".join(row_baseline),
                          Cell(section, default_tables, s["default"], budget, row_baseline),
                          Cell(section, strong_tables, s["strong"], budget, row_baseline)))
@@ -297,15 +296,16 @@ def main():
         fail(f"{args.spec}: {e}")
     if "columns" not in spec:
         fail(f"{args.spec} has no [columns] section (default_title, strong_title)")
-    columns = spec["columns"]
-    titles = (columns.get("default_title", "RippleKV (default)"), columns.get("strong_title", "RippleKV"))
+    heads = spec["columns"]
+    titles = (heads.get("default_title", "RippleKV (default)"), heads.get("strong_title", "RippleKV"))
     rows = rows_of(spec, args.spec)
-    sys.stdout.write(markdown(titles, rows))
+    table = markdown(titles, rows)
+    sys.stdout.write(table)
     if args.latex:
         with open(args.latex, "w") as f:
             f.write(latex(titles, rows, args.spec))
     if args.readme:
-        put_in_readme(args.readme, markdown(titles, rows))
+        put_in_readme(args.readme, table)
 
 
 if __name__ == "__main__":

@@ -217,8 +217,7 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     CHECK_THAT(r.output, Contains("- D against the best baseline: 2 wins, 1 tie, 1 loss; against its uniform twin: 4 wins, 0 ties, 0 losses"));
     CHECK_THAT(r.output, Contains("- R against the best baseline: 2 wins, 1 tie, 1 loss; against its uniform twin: 3 wins, 1 tie, 0 losses"));
     // The same rows in LaTeX: a win in bold, "%" escaped, one \midrule between benchmarks.
-    std::ifstream in(tex);
-    const std::string latex((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string latex = ripplekv::test::read_text(tex);
     CHECK_THAT(latex, Contains("RULER 4k & 128 & 35.38 & CAKE 4.90 & \\textbf{8.66 (+3.76 [+1.95, +5.56]) win}; SnapKV: win"));
     CHECK_THAT(latex, Contains("[95\\% bootstrap interval]"));
     CHECK_THAT(latex, Contains("\\midrule\nFidelity & 128 & 0 (by definition) & H2O 0.235"));
@@ -228,9 +227,7 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     std::ofstream(readme) << "intro\n<!-- headline.py: begin -->\nold table\n<!-- headline.py: end -->\nafter\n";
     const auto put = run_script("headline.py", spec + " --readme '" + readme.string() + "'");
     REQUIRE(put.status == 0);
-    std::ifstream readme_in(readme);
-    const std::string text((std::istreambuf_iterator<char>(readme_in)), std::istreambuf_iterator<char>());
-    CHECK(text == "intro\n<!-- headline.py: begin -->\n" + r.output + "<!-- headline.py: end -->\nafter\n");
+    CHECK(ripplekv::test::read_text(readme) == "intro\n<!-- headline.py: begin -->\n" + r.output + "<!-- headline.py: end -->\nafter\n");
     std::ofstream(readme) << "no markers\n";
     const auto bad = run_script("headline.py", spec + " --readme '" + readme.string() + "'");
     CHECK(bad.status != 0);
@@ -278,23 +275,18 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
   }
 
   SECTION("results/headline.md is the shipped spec's output (rerun the script after new tables)") {
-    const auto r = run_script("headline.py", "'" + std::string(RIPPLEKV_SOURCE_DIR) + "/configs/results/headline.ini'");
+    const fs::path source = RIPPLEKV_SOURCE_DIR;
+    const auto tex = root / "shipped.tex";
+    const auto r = run_script("headline.py", "'" + (source / "configs/results/headline.ini").string() + "' --latex '" +
+                                                 tex.string() + "'");
     INFO(r.output);
     REQUIRE(r.status == 0);
-    std::ifstream committed(std::string(RIPPLEKV_SOURCE_DIR) + "/results/headline.md");
-    REQUIRE(committed.good());
-    const std::string text((std::istreambuf_iterator<char>(committed)), std::istreambuf_iterator<char>());
+    REQUIRE(fs::exists(source / "results/headline.md"));
+    const std::string text = ripplekv::test::read_text(source / "results/headline.md");
     CHECK(text == r.output);
-    const auto tex = root / "shipped.tex";
-    REQUIRE(run_script("headline.py", "'" + std::string(RIPPLEKV_SOURCE_DIR) + "/configs/results/headline.ini' --latex '" +
-                                          tex.string() + "'").status == 0);
-    std::ifstream shipped_tex(std::string(RIPPLEKV_SOURCE_DIR) + "/results/headline.tex"), written_tex(tex);
-    CHECK(std::string((std::istreambuf_iterator<char>(shipped_tex)), std::istreambuf_iterator<char>()) ==
-          std::string((std::istreambuf_iterator<char>(written_tex)), std::istreambuf_iterator<char>()));
+    CHECK(ripplekv::test::read_text(source / "results/headline.tex") == ripplekv::test::read_text(tex));
     // and the README's results at a glance holds that table
-    std::ifstream readme_in(std::string(RIPPLEKV_SOURCE_DIR) + "/README.md");
-    const std::string readme((std::istreambuf_iterator<char>(readme_in)), std::istreambuf_iterator<char>());
-    CHECK_THAT(readme, Contains(text));
+    CHECK_THAT(ripplekv::test::read_text(source / "README.md"), Contains(text));
   }
   fs::remove_all(root);
 }
