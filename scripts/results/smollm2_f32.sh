@@ -38,6 +38,10 @@
 #               ruler4k_r8 (seed 42, 4 per task, 128 and 1024; r = 4 too) and seed 44 at 128-1024
 #   ruler8k45   a fourth RULER 8k sample set (seed 45, 5 per task), budgets 128-1024, every baseline and
 #               r = 2, 4, 8 and 8 rank, all decoded by this binary (like the H200's 4k sets)
+#   r8rank_8k4243  r = 8 rank on the seed-42 (64-1024) and seed-43 (128-1024) 8k samples, the budgets
+#               of r = 2, 4 and 8 there, so that all four 8k sample sets hold it (SHARD=i/n)
+#   ruler8k44_all  every method of ruler8k45 on the seed-44 8k samples at 128-1024 (they held 128 and
+#               1024 without H2O and StreamingLLM); done runs are kept, so this adds only those
 #   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
@@ -79,9 +83,11 @@ ruler_with() {  # ruler_with METHODS DONE_SPEC NAME OUT_DIR BUDGETS ARGS...: 5 s
 ruler() { ruler_with "$METHODS" ratio=4 "$@"; }  # ruler NAME OUT_DIR BUDGETS ARGS...: r = 2 and 4
 R8MM="ripple@profile=$PLF,ratio=8"  # r = 8 min-max, the best ratio of SmolLM2's fidelity ablation
 ruler_r8mm() { ruler_with "$R8MM" ratio=8 "$@"; }
+ALL="full,snapkv,pyramidkv,streamingllm,h2o,cake,squeeze"  # every baseline, then r = 2, 4, 8 and 8 rank
+for r in ratio=2 ratio=4 ratio=8 ratio=8,normalize=rank; do ALL+=",ripple@profile=$PLF,$r"; done
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44 ruler8k45)
+[ ${#targets[@]} -eq 0 ] && targets=(profile fidelity ruler4k ruler4k43 ruler8k ruler8k43 ruler4k44 ruler8k44 longbench longbench_pairs summ_pairs needle ruler8k_rest r8rank_4k42 r8rank_4k44 r8rank_4k43 r8rank_8k r8rank_8k44 r8rank_fidelity r8rank_longbench multi_news r8rank_multi_news lb64_pairs r15_r8_longbench r15_ruler4k r8mm_ruler4k r8mm_ruler8k r8mm_seed44 ruler8k45 r8rank_8k4243 ruler8k44_all)
 for target in "${targets[@]}"; do
   if [ "$target" != profile ] && [ "$target" != fidelity ] && [ ! -f "$PLF" ]; then
     echo "smollm2_f32.sh: $target needs the profile $PLF: run the target 'profile' first" >&2; exit 2
@@ -197,13 +203,20 @@ for target in "${targets[@]}"; do
       ruler_r8mm "ruler 8k seed 44 r=8 float32 profile" "$OUT/ruler8k_seed44/runs" 128,1024 --lengths 8192 \
         --seed 44 ${SHARD:+--shard "$SHARD"} ;;
     ruler8k45)  # every method on new 8k samples: the baselines, then r = 2, 4, 8 and 8 rank
-      all="full,snapkv,pyramidkv,streamingllm,h2o,cake,squeeze"
-      for r in ratio=2 ratio=4 ratio=8 ratio=8,normalize=rank; do all+=",ripple@profile=$PLF,$r"; done
-      step "ruler 8k seed 45 every method" "$(plf_done "$OUT/ruler8k_seed45/runs" 1024 ratio=8_normalize=rank)" \
-        "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 45 \
-        --budgets 128,256,512,1024 --methods "$all" --out "$OUT/ruler8k_seed45/runs" ;;
+      ruler_with "$ALL" ratio=8_normalize=rank "ruler 8k seed 45 every method" "$OUT/ruler8k_seed45/runs" \
+        128,256,512,1024 --lengths 8192 --seed 45 ;;
+    r8rank_8k4243)  # r = 8 rank beside r = 2, 4 and 8 min-max on the seed-42 and seed-43 8k samples
+      ruler_with "$R8" ratio=8_normalize=rank "ruler 8k r=8 rank float32 profile" "$OUT/ruler8k/runs" \
+        64,128,256,512,1024 --lengths 8192 ${SHARD:+--shard "$SHARD"}
+      ruler_with "$R8" ratio=8_normalize=rank "ruler 8k seed 43 r=8 rank float32 profile" \
+        "$OUT/ruler8k_seed43/runs" 128,256,512,1024 --lengths 8192 --seed 43 ${SHARD:+--shard "$SHARD"} ;;
+    ruler8k44_all)  # the seed-44 8k samples with every method at 128-1024 (done runs are kept; r = 8
+                    # rank at 1024 ran before, so the step is done with its run at 512)
+      step "ruler 8k seed 44 every method" "$(plf_done "$OUT/ruler8k_seed44/runs" 512 ratio=8_normalize=rank)" \
+        "$BIN" ruler --model "$MODEL" --dtype bfloat16 "${threads[@]}" --lengths 8192 --samples 5 --seed 44 \
+        --budgets 128,256,512,1024 --methods "$ALL" --out "$OUT/ruler8k_seed44/runs" ${SHARD:+--shard "$SHARD"} ;;
     multi_news) multi_news "multi_news 200 float32 profile" "$(plf_done "$OUT/multi_news/runs" 256)" "$METHODS" ;;
-    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k, r8mm_seed44 or ruler8k45)" >&2
+    *) echo "smollm2_f32.sh: unknown target $target (profile, fidelity, ruler4k, ruler4k43, ruler8k, ruler8k43, ruler4k44, ruler8k44, longbench, longbench_pairs, summ_pairs, needle, ruler8k_rest, r8rank_4k42, r8rank_4k44, r8rank_4k43, r8rank_8k, r8rank_8k44, r8rank_multi_news, r8rank_fidelity, r8rank_longbench, multi_news, lb64_pairs, r15_r8_longbench, r15_ruler4k, r8mm_ruler4k, r8mm_ruler8k, r8mm_seed44, ruler8k45, r8rank_8k4243 or ruler8k44_all)" >&2
        exit 2 ;;
   esac
 done
