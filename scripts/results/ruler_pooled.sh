@@ -9,12 +9,13 @@
 #           profiles (smollm2_f32.sh; in 4k3 and 8k3 too), and r = 8 min-max with the float32
 #           one (smollm2_f32.sh r8mm_ruler4k, r8mm_ruler8k and r8mm_seed44)
 #   4k3, 8k3: SmolLM2 over three sample sets (seeds 42, 43, 44), 165 samples per length, at the
-#           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; at 8k
-#           StreamingLLM and H2O did not run on seed 44, so their rows cover 110 samples)
-#   8k4: SmolLM2 at 8k over four sample sets (seeds 42 to 45; 45 ran every method at 128-1024 with
-#           one binary, smollm2_f32.sh ruler8k45): the baselines and r = 2, 4 and 8 min-max with the
-#           float32 profile, 220 samples at 128 and 1024 and 165 at 256 and 512 (seed 44 ran 128
-#           and 1024 only; H2O and StreamingLLM did not run on seed 44)
+#           budgets the seed-44 sets ran (128 to 1024 at 4k, 128 and 1024 at 8k; the committed 8k
+#           tables predate seed 44's StreamingLLM and H2O runs, so their rows there cover 110
+#           samples, 165 when rerun)
+#   8k4: SmolLM2 at 8k over four sample sets (seeds 42 to 45, 220 samples; 45 ran every method at
+#           128-1024 with one binary, smollm2_f32.sh ruler8k45, and seed 44 then the missing ones,
+#           ruler8k44_all): the baselines and r = 2, 4, 8 min-max and 8 rank with the float32
+#           profile (r8rank_8k4243 ran r = 8 rank on seeds 42 and 43)
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out), with the bfloat16 and the float32 layer_mean profiles
 #   qwen4k_more: Qwen2.5-Coder-1.5B at 4k over the two sets above and the six-method sets of
@@ -58,7 +59,7 @@ for target in "${targets[@]}"; do
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
     8k4) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44 $S/ruler8k_seed45); budgets=" 128 256 512 1024 "
       out=$S/ruler8k_pooled4
-      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8)_b.*)$' ;;
+      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$' ;;
     qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
     qwen4k_more) sets=("${Q4[@]}" "${Q4_MORE[@]}"); budgets=" 256 1024 "; out=$Q/ruler4k_more_pooled
       only='^(full|snapkv_b.*|pyramidkv_b.*|cake_b.*|ripple@profile=.*_f32_layer_mean\.json_ratio=(2|8_normalize=rank)_b.*)$' ;;
