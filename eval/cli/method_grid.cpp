@@ -16,6 +16,7 @@
 #include "eval/list_option.h"
 #include "eval/longbench_score.h"
 #include "eval/run_config.h"
+#include "models/ops/cpu_features.h"
 
 namespace ripplekv::cli {
 namespace fs = std::filesystem;
@@ -115,19 +116,31 @@ void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model)
 
 namespace {
 
-// A folder resumed or extended on another thread count than the one that started it: the run
-// goes on (threads are not part of its configuration), but ATen's products for some shapes sum
-// in another order on another thread count, so its samples may differ in their last bits.
-void warn_on_other_threads(const fs::path& dir, int threads) {
+// A folder resumed or extended on another thread count, or on a CPU whose kernels run other
+// arithmetic, than the one that started it: the run goes on (neither is part of its
+// configuration), but ATen's products for some shapes sum in another order on another thread
+// count, and the kernels of models/ops round bfloat16 differently per CPU, so its samples may
+// differ in their last bits.
+void warn_on_other_arithmetic(const fs::path& dir, const nlohmann::ordered_json& info) {
   std::ifstream in(dir / "config.json");
   if (!in) return;
   const auto config = nlohmann::json::parse(in, nullptr, false);
   if (config.is_discarded() || !config.contains("info") || !config["info"].is_object()) return;
-  const auto it = config["info"].find("threads");
-  if (it == config["info"].end() || !it->is_number_integer() || it->get<int>() == threads) return;
-  std::cerr << fmt::format("{}: started on {} threads, resumed on {}: the samples of the two calls may differ in "
-                           "their last bits (--threads {} matches them)\n",
-                           dir.string(), it->get<int>(), threads, it->get<int>());
+  const auto& before = config["info"];
+  const auto threads = before.find("threads");
+  if (threads != before.end() && threads->is_number_integer() &&
+      threads->get<int>() != info.at("threads").get<int>()) {
+    std::cerr << fmt::format("{}: started on {} threads, resumed on {}: the samples of the two calls may differ in "
+                             "their last bits (--threads {} matches them)\n",
+                             dir.string(), threads->get<int>(), info.at("threads").get<int>(), threads->get<int>());
+  }
+  const auto kernels = before.find("cpu_kernels");
+  if (kernels != before.end() && kernels->is_string() && info.contains("cpu_kernels") &&
+      kernels->get<std::string>() != info.at("cpu_kernels").get<std::string>()) {
+    std::cerr << fmt::format("{}: started with the CPU kernels {}, resumed with {}: the samples of the two calls may "
+                             "differ in their last bits (the README's RIPPLEKV_CPU_ISA says which a CPU can reproduce)\n",
+                             dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>());
+  }
 }
 
 }  // namespace
@@ -153,13 +166,14 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
     info["threads"] = at::get_num_threads();  // the summation order of some products follows it
+    if (run_common.value("device", "cpu") == "cpu") info["cpu_kernels"] = ops::cpu_kernel_arithmetic();  // so do the bits
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);
     configs.emplace_back(std::move(run), std::move(info));
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
-    warn_on_other_threads(p.dir, at::get_num_threads());
+    warn_on_other_arithmetic(p.dir, configs[i].second);
     if (eval::claim_run_dir(p.dir, configs[i].first, configs[i].second) == eval::RunDirState::kExtended) {
       eval::remove_score_files(p.dir);  // they scored the smaller sample set
       std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",

@@ -82,4 +82,20 @@ inline bool cpu_has_avx512() { return false; }
 inline bool cpu_has_avx512_bf16() { return false; }
 #endif
 
+// The arithmetic the CPU kernels run here, which the bits of bfloat16 results follow; run folders
+// record it (info.cpu_kernels) so that runs from different CPUs can be told apart:
+//   avx512_bf16        ripplekv's decode kernels with bfloat16 dot products;
+//   avx512             the same kernels with float32 FMAs (RIPPLEKV_CPU_ISA=avx512 reproduces it);
+//   aten+widened_bf16  x86-64 without AVX-512: ATen's kernels, bfloat16 prompt products of 16 rows
+//                      or more widened to float32 (models/ops/linear.h);
+//   aten               ATen's kernels only (RIPPLEKV_CPU_ISA=none, or not x86-64).
+inline const char* cpu_kernel_arithmetic() {
+  if (cpu_has_avx512_bf16()) return "avx512_bf16";
+  if (cpu_has_avx512()) return "avx512";
+#if defined(__x86_64__)
+  if (cpu_isa_cap() >= 1) return "aten+widened_bf16";
+#endif
+  return "aten";
+}
+
 }  // namespace ripplekv::ops

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/ops/cpu_features.h"
 #include "test_paths.h"
 #include "test_support.h"
 
@@ -70,6 +71,21 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
   r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --out " + out.string());
   CHECK(r.output.find("resumed on") == std::string::npos);  // the same thread count: nothing to say
+  // ... and the arithmetic of its CPU kernels; resuming with other kernels says so too.
+  const std::string kernels = ripplekv::ops::cpu_kernel_arithmetic();
+  CHECK(config["info"]["cpu_kernels"] == kernels);
+  CHECK(r.output.find("CPU kernels") == std::string::npos);
+  r = ripplekv::test::run_command("RIPPLEKV_CPU_ISA=none " + std::string(RIPPLEKV_BINARY) + " " + base +
+                                  " --methods full,snapkv --budgets 128 --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  if (kernels != "aten") {
+    CHECK(r.output.find("snapkv_b128: started with the CPU kernels " + kernels + ", resumed with aten") !=
+          std::string::npos);
+  } else {
+    CHECK(r.output.find("CPU kernels") == std::string::npos);
+  }
+  CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
 
   // Two shards of the same grid regenerate the same samples and, merged, equal the
   // one-process run (each sample's variants decode in the same batches).
