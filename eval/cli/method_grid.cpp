@@ -1,6 +1,7 @@
 #include "eval/cli/method_grid.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,11 +117,17 @@ void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model)
 
 namespace {
 
-// A folder resumed or extended on another thread count, or on a CPU whose kernels run other
-// arithmetic, than the one that started it: the run goes on (neither is part of its
-// configuration), but ATen's products for some shapes sum in another order on another thread
-// count, and the kernels of models/ops round bfloat16 differently per CPU, so its samples may
-// differ in their last bits.
+// What RIPPLEKV_CPU_ISA setting reproduces a folder's recorded kernels, where one can.
+std::string kernels_hint(const std::string& kernels) {
+  if (kernels.rfind("avx512;", 0) == 0) return "RIPPLEKV_CPU_ISA=avx512 on an AVX-512 CPU matches them";
+  if (kernels.rfind("aten;", 0) == 0) return "RIPPLEKV_CPU_ISA=none matches them";
+  return "a CPU with those kernels matches them";
+}
+
+// A folder resumed or extended on another thread count, or with CPU kernels of other arithmetic,
+// than the call that started it: the run goes on (neither is part of its configuration), but
+// ATen's products for some shapes sum in another order on another thread count, and the kernels
+// round differently per CPU, so the samples of the two calls may differ in their last bits.
 void warn_on_other_arithmetic(const fs::path& dir, const nlohmann::ordered_json& info) {
   std::ifstream in(dir / "config.json");
   if (!in) return;
@@ -138,8 +145,9 @@ void warn_on_other_arithmetic(const fs::path& dir, const nlohmann::ordered_json&
   if (kernels != before.end() && kernels->is_string() && info.contains("cpu_kernels") &&
       kernels->get<std::string>() != info.at("cpu_kernels").get<std::string>()) {
     std::cerr << fmt::format("{}: started with the CPU kernels {}, resumed with {}: the samples of the two calls may "
-                             "differ in their last bits (the README's RIPPLEKV_CPU_ISA says which a CPU can reproduce)\n",
-                             dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>());
+                             "differ in their last bits ({})\n",
+                             dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>(),
+                             kernels_hint(kernels->get<std::string>()));
   }
 }
 
@@ -166,7 +174,10 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
     info["threads"] = at::get_num_threads();  // the summation order of some products follows it
-    if (run_common.value("device", "cpu") == "cpu") info["cpu_kernels"] = ops::cpu_kernel_arithmetic();  // so do the bits
+    if (run_common.value("device", "cpu") == "cpu") {  // so do the bits of every product
+      info["cpu_kernels"] = fmt::format("{}; ATen {}", ops::cpu_kernel_arithmetic(run_common.value("dtype", "") == "bfloat16"),
+                                        at::get_cpu_capability());
+    }
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);
     configs.emplace_back(std::move(run), std::move(info));

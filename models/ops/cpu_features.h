@@ -82,19 +82,28 @@ inline bool cpu_has_avx512() { return false; }
 inline bool cpu_has_avx512_bf16() { return false; }
 #endif
 
-// The arithmetic the CPU kernels run here, which the bits of bfloat16 results follow; run folders
-// record it (info.cpu_kernels) so that runs from different CPUs can be told apart:
-//   avx512_bf16        ripplekv's decode kernels with bfloat16 dot products;
-//   avx512             the same kernels with float32 FMAs (RIPPLEKV_CPU_ISA=avx512 reproduces it);
-//   aten+widened_bf16  x86-64 without AVX-512: ATen's kernels, bfloat16 prompt products of 16 rows
-//                      or more widened to float32 (models/ops/linear.h);
-//   aten               ATen's kernels only (RIPPLEKV_CPU_ISA=none, or not x86-64).
-inline const char* cpu_kernel_arithmetic() {
-  if (cpu_has_avx512_bf16()) return "avx512_bf16";
-  if (cpu_has_avx512()) return "avx512";
+// Whether bfloat16 products of many rows are widened to float32 (x86-64 without AVX-512,
+// RIPPLEKV_CPU_ISA not `none`), where ATen's bfloat16 GEMM is slow (models/ops/linear.h).
+inline bool cpu_widens_bf16_products() {
 #if defined(__x86_64__)
-  if (cpu_isa_cap() >= 1) return "aten+widened_bf16";
+  return cpu_isa_cap() >= 1 && !cpu_has_avx512();
+#else
+  return false;
 #endif
+}
+
+// The arithmetic ripplekv's CPU kernels run here for bfloat16 or float32 models, which the bits of
+// the results follow; run folders record it beside ATen's own (info.cpu_kernels):
+//   avx512_bf16        (bfloat16) the AVX-512 kernels with bfloat16 dot products;
+//   avx512             the AVX-512 kernels with float32 FMAs (RIPPLEKV_CPU_ISA=avx512 gives it on
+//                      any AVX-512 CPU);
+//   aten+widened_bf16  (bfloat16) no AVX-512: bfloat16 prompt products of 16 rows or more widened
+//                      to float32 (cpu_widens_bf16_products), ATen's kernels elsewhere;
+//   aten               no AVX-512 kernels (RIPPLEKV_CPU_ISA=none, or a CPU without AVX-512).
+inline const char* cpu_kernel_arithmetic(bool bfloat16) {
+  if (bfloat16 && cpu_has_avx512_bf16()) return "avx512_bf16";
+  if (cpu_has_avx512()) return "avx512";
+  if (bfloat16 && cpu_widens_bf16_products()) return "aten+widened_bf16";
   return "aten";
 }
 

@@ -232,7 +232,7 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w) {
 
 bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
 #if defined(__x86_64__)
-  if (cpu_isa_cap() < 1 || cpu_has_avx512()) return false;  // first: every linear call asks
+  if (!cpu_widens_bf16_products()) return false;  // first: every linear call asks
   if (!x.device().is_cpu() || !w.device().is_cpu() || x.dim() < 2 || w.dim() != 2) return false;
   if (x.scalar_type() != at::kBFloat16 || w.scalar_type() != at::kBFloat16 || x.size(-1) != w.size(1)) return false;
   if (b.defined() && b.scalar_type() != at::kBFloat16) return false;  // ATen's error for mixed dtypes
