@@ -4,9 +4,11 @@
 #include <filesystem>
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include "core/compress/policy_options.h"
 #include "core/compress/policy_catalog.h"
 #include "core/compress/registry.h"
+#include "models/ops/cpu_features.h"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -169,6 +171,10 @@ CompressionSpec to_spec(const MethodArgs& a) {
                                  "--budget or choose a compressing selector", spec.budget));
   }
   return spec;
+}
+
+std::string cpu_kernels_label(const std::string& dtype) {
+  return fmt::format("{}; ATen {}", ops::cpu_kernel_arithmetic(dtype == "bfloat16"), at::get_cpu_capability());
 }
 
 void apply_threads(int threads) {

@@ -104,6 +104,7 @@ void write_fidelity_folder(const FidelityArgs& a, const std::vector<eval::Fideli
   nlohmann::ordered_json config;
   config["ripplekv_fidelity_config"] = 1;
   config["options"] = a.options;
+  if (a.rt.device == "cpu") config["cpu_kernels"] = cpu_kernels_label(a.rt.dtype);  // the bits follow it
   config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
   // Per method as given: every policy option in force, defaults included (for table labels).
   nlohmann::ordered_json in_force = nlohmann::ordered_json::object();

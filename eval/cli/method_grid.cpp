@@ -1,7 +1,6 @@
 #include "eval/cli/method_grid.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/Version.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include "eval/list_option.h"
 #include "eval/longbench_score.h"
 #include "eval/run_config.h"
-#include "models/ops/cpu_features.h"
 
 namespace ripplekv::cli {
 namespace fs = std::filesystem;
@@ -175,8 +173,7 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     info["command"] = command_line;
     info["threads"] = at::get_num_threads();  // the summation order of some products follows it
     if (run_common.value("device", "cpu") == "cpu") {  // so do the bits of every product
-      info["cpu_kernels"] = fmt::format("{}; ATen {}", ops::cpu_kernel_arithmetic(run_common.value("dtype", "") == "bfloat16"),
-                                        at::get_cpu_capability());
+      info["cpu_kernels"] = cpu_kernels_label(run_common.value("dtype", ""));
     }
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);

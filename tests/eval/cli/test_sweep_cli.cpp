@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/experiments/run_kinds.h"
+#include "models/ops/cpu_features.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -214,6 +215,12 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   CHECK_THAT(r.output, Contains("samsum"));
   CHECK(count(read(longbench_dir / "samsum.jsonl"), "\n") == 2);
   CHECK(fs::exists(fidelity_dir / "fidelity.csv"));
+  // Both kinds of run record the arithmetic of the CPU kernels for their dtype.
+  const auto fidelity_config = nlohmann::json::parse(read(fidelity_dir / "config.json"));
+  const std::string kernels = ripplekv::ops::cpu_kernel_arithmetic(fidelity_config["options"]["dtype"] == "bfloat16");
+  CHECK(fidelity_config["cpu_kernels"].get<std::string>().rfind(kernels + "; ATen ", 0) == 0);
+  CHECK(nlohmann::json::parse(read(longbench_dir / "config.json"))["info"]["cpu_kernels"] ==
+        fidelity_config["cpu_kernels"]);
 
   // Runs made in a group equal, byte for byte, their own command line run alone.
   fs::path grouped_fidelity;
