@@ -174,7 +174,9 @@ CompressionSpec to_spec(const MethodArgs& a) {
 }
 
 std::string cpu_kernels_label(const std::string& dtype) {
-  return fmt::format("{}; ATen {}", ops::cpu_kernel_arithmetic(dtype == "bfloat16"), at::get_cpu_capability());
+  // ripplekv's CPU kernels take float32 and bfloat16 tensors; a float16 model runs ATen's only.
+  const char* ours = dtype == "float16" ? "aten" : ops::cpu_kernel_arithmetic(dtype == "bfloat16");
+  return fmt::format("{}; ATen {}", ours, at::get_cpu_capability());
 }
 
 void apply_threads(int threads) {
