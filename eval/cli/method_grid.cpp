@@ -156,6 +156,9 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
                                    const std::string& command) {
   ClaimedVariants out;
   std::vector<std::pair<nlohmann::ordered_json, nlohmann::ordered_json>> configs;  // run, info per variant
+  // The bits of every product follow the kernels' arithmetic, the same for every variant.
+  const std::string kernels =
+      run_common.value("device", "cpu") == "cpu" ? cpu_kernels_label(run_common.value("dtype", "")) : "";
   for (const auto& p : plan) {
     std::string command_line = "ripplekv " + command;
     for (const auto& arg : p.command_args) command_line += " " + arg;
@@ -172,9 +175,7 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
     info["threads"] = at::get_num_threads();  // the summation order of some products follows it
-    if (run_common.value("device", "cpu") == "cpu") {  // so do the bits of every product
-      info["cpu_kernels"] = cpu_kernels_label(run_common.value("dtype", ""));
-    }
+    if (!kernels.empty()) info["cpu_kernels"] = kernels;
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);
     configs.emplace_back(std::move(run), std::move(info));
