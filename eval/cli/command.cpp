@@ -4,11 +4,9 @@
 #include <filesystem>
 
 #include <ATen/Parallel.h>
-#include <ATen/Version.h>
 #include "core/compress/policy_options.h"
 #include "core/compress/policy_catalog.h"
 #include "core/compress/registry.h"
-#include "models/ops/cpu_features.h"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -171,12 +169,6 @@ CompressionSpec to_spec(const MethodArgs& a) {
                                  "--budget or choose a compressing selector", spec.budget));
   }
   return spec;
-}
-
-std::string cpu_kernels_label(const std::string& dtype) {
-  // ripplekv's CPU kernels take float32 and bfloat16 tensors; a float16 model runs ATen's only.
-  const char* ours = dtype == "float16" ? "aten" : ops::cpu_kernel_arithmetic(dtype == "bfloat16");
-  return fmt::format("{}; ATen {}", ours, at::get_cpu_capability());
 }
 
 void apply_threads(int threads) {

@@ -66,9 +66,5 @@ void require_out_folder(const std::string& path, const std::string& option = "--
 void require_out_file(const std::string& path, const std::string& option = "--out");
 // Sets LibTorch's thread count (LibTorch may start with fewer threads than cores).
 void apply_threads(int threads);
-// The arithmetic of the CPU kernels for a model of this --dtype, as run folders record it
-// (cpu_kernels): ripplekv's (models/ops/cpu_features.h) and ATen's capability, e.g.
-// "aten+widened_bf16; ATen AVX2" (float16: "aten; ...", no kernel of ripplekv's takes it).
-std::string cpu_kernels_label(const std::string& dtype);
 
 }  // namespace ripplekv::cli

@@ -19,6 +19,7 @@
 #include "eval/cli/method_grid.h"
 #include "eval/engine/engine.h"
 #include "eval/fidelity/fidelity.h"
+#include "eval/run_arithmetic.h"
 #include "core/compress/method_presets.h"
 #include "core/ripple/calibration.h"
 #include "models/loaders/opened_model.h"
@@ -104,7 +105,7 @@ void write_fidelity_folder(const FidelityArgs& a, const std::vector<eval::Fideli
   nlohmann::ordered_json config;
   config["ripplekv_fidelity_config"] = 1;
   config["options"] = a.options;
-  if (a.rt.device == "cpu") config["cpu_kernels"] = cpu_kernels_label(a.rt.dtype);  // the bits follow it
+  if (a.rt.device == "cpu") config["cpu_kernels"] = eval::cpu_kernels_label(a.rt.dtype);  // the bits follow it
   config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
   // Per method as given: every policy option in force, defaults included (for table labels).
   nlohmann::ordered_json in_force = nlohmann::ordered_json::object();

@@ -1,12 +1,10 @@
 #include "eval/cli/method_grid.h"
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <limits>
 
@@ -15,6 +13,7 @@
 #include "core/ripple/profile_runner.h"
 #include "eval/list_option.h"
 #include "eval/longbench_score.h"
+#include "eval/run_arithmetic.h"
 #include "eval/run_config.h"
 
 namespace ripplekv::cli {
@@ -113,52 +112,13 @@ void create_methods(std::vector<PlannedVariant>& plan, const OpenedModel& model)
   }
 }
 
-namespace {
-
-// What RIPPLEKV_CPU_ISA setting reproduces a folder's recorded kernels, where one can.
-std::string kernels_hint(const std::string& kernels) {
-  if (kernels.rfind("avx512;", 0) == 0) return "RIPPLEKV_CPU_ISA=avx512 on an AVX-512 CPU matches them";
-  if (kernels.rfind("aten;", 0) == 0) return "RIPPLEKV_CPU_ISA=none matches them";
-  return "a CPU with those kernels matches them";
-}
-
-// A folder resumed or extended on another thread count, or with CPU kernels of other arithmetic,
-// than the call that started it: the run goes on (neither is part of its configuration), but
-// ATen's products for some shapes sum in another order on another thread count, and the kernels
-// round differently per CPU, so the samples of the two calls may differ in their last bits.
-void warn_on_other_arithmetic(const fs::path& dir, const nlohmann::ordered_json& info) {
-  std::ifstream in(dir / "config.json");
-  if (!in) return;
-  const auto config = nlohmann::json::parse(in, nullptr, false);
-  if (config.is_discarded() || !config.contains("info") || !config["info"].is_object()) return;
-  const auto& before = config["info"];
-  const auto threads = before.find("threads");
-  if (threads != before.end() && threads->is_number_integer() &&
-      threads->get<int>() != info.at("threads").get<int>()) {
-    std::cerr << fmt::format("{}: started on {} threads, resumed on {}: the samples of the two calls may differ in "
-                             "their last bits (--threads {} matches them)\n",
-                             dir.string(), threads->get<int>(), info.at("threads").get<int>(), threads->get<int>());
-  }
-  const auto kernels = before.find("cpu_kernels");
-  if (kernels != before.end() && kernels->is_string() && info.contains("cpu_kernels") &&
-      kernels->get<std::string>() != info.at("cpu_kernels").get<std::string>()) {
-    std::cerr << fmt::format("{}: started with the CPU kernels {}, resumed with {}: the samples of the two calls may "
-                             "differ in their last bits ({})\n",
-                             dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>(),
-                             kernels_hint(kernels->get<std::string>()));
-  }
-}
-
-}  // namespace
-
 ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, const eval::Shard& shard,
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
                                    const std::string& command) {
   ClaimedVariants out;
   std::vector<std::pair<nlohmann::ordered_json, nlohmann::ordered_json>> configs;  // run, info per variant
-  // The bits of every product follow the kernels' arithmetic, the same for every variant.
-  const std::string kernels =
-      run_common.value("device", "cpu") == "cpu" ? cpu_kernels_label(run_common.value("dtype", "")) : "";
+  // The thread count and the CPU kernels the bits follow, the same for every variant.
+  const auto arithmetic = eval::run_arithmetic(run_common.value("device", "cpu"), run_common.value("dtype", ""));
   for (const auto& p : plan) {
     std::string command_line = "ripplekv " + command;
     for (const auto& arg : p.command_args) command_line += " " + arg;
@@ -174,15 +134,14 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     if (!p.method->notes().empty()) info["notes"] = p.method->notes();
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
-    info["threads"] = at::get_num_threads();  // the summation order of some products follows it
-    if (!kernels.empty()) info["cpu_kernels"] = kernels;
+    for (const auto& [key, value] : arithmetic.items()) info[key] = value;
     // Every folder is checked before any is changed: a refusal leaves none extended.
     (void)eval::check_run_dir(p.dir, run, info);
     configs.emplace_back(std::move(run), std::move(info));
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
-    warn_on_other_arithmetic(p.dir, configs[i].second);
+    eval::warn_on_other_arithmetic(p.dir, configs[i].second);
     if (eval::claim_run_dir(p.dir, configs[i].first, configs[i].second) == eval::RunDirState::kExtended) {
       eval::remove_score_files(p.dir);  // they scored the smaller sample set
       std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",

@@ -10,6 +10,7 @@
 #include "core/compress/method_presets.h"
 #include "eval/engine/engine.h"
 #include "eval/run_config.h"
+#include "eval/run_arithmetic.h"
 #include "eval/run_state.h"
 
 namespace ripplekv::eval {
@@ -80,6 +81,8 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
   }
   TemporaryFolder temporary;
   const auto identity = model.identity();
+  // The thread count and the CPU kernels the records' bits follow, the same for every variant.
+  const auto arithmetic = run_arithmetic(identity.device, identity.dtype);
   std::vector<EngineVariant> variants;
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     const auto& spec = methods[i]->spec();
@@ -98,6 +101,8 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
     info["method"] = methods[i]->describe();
     info[kMethodOptionsKey] = methods[i]->options_in_force();
     info["method_text"] = wanted[i].method;
+    for (const auto& [key, value] : arithmetic.items()) info[key] = value;
+    warn_on_other_arithmetic(dir, info);
     claim_run_dir(dir, run, info, "ripplekv_fidelity_variant");
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
   }

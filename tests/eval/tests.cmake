@@ -28,6 +28,7 @@ if(RIPPLEKV_WITH_TORCH)
   ripplekv_add_test(test_eval_engine SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/engine/test_engine.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fidelity/test_fidelity.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/engine/test_run_arithmetic.cpp
   )
   ripplekv_add_test(test_cli SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/cli/test_longbench_cli.cpp

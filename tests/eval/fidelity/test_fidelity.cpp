@@ -1,15 +1,22 @@
 // Fidelity through the evaluation engine (eval/fidelity): KL 0 for the full cache, one shared
-// prefill equal to runs of their own, records that resume after a kill, folders that refuse
+// prefill equal to runs of their own, records that resume after a kill (noting another thread count), folders that refuse
 // other settings.
 #include "catch_torch.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/compress/method_presets.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "eval/fidelity/fidelity.h"
+#include "eval/run_arithmetic.h"
 #include "models/loaders/load_model.h"
 #include "test_paths.h"
 #include "test_support.h"
@@ -29,6 +36,18 @@ std::vector<TokenIds> random_texts(int n, int64_t len, uint64_t seed) {
   }
   return texts;
 }
+
+// Sends std::cerr to a stream while in scope.
+class CerrTo {
+ public:
+  explicit CerrTo(std::ostream& to) : old_(std::cerr.rdbuf(to.rdbuf())) {}
+  ~CerrTo() { std::cerr.rdbuf(old_); }
+  CerrTo(const CerrTo&) = delete;
+  CerrTo& operator=(const CerrTo&) = delete;
+
+ private:
+  std::streambuf* old_;
+};
 
 std::size_t lines(const fs::path& p) {
   std::ifstream in(p);
@@ -159,6 +178,22 @@ TEST_CASE("Fidelity: records resume after a kill and equal an uninterrupted run"
     CHECK(again[i].kl_p90 == first[i].kl_p90);
     CHECK(again[i].text_kl_mean == first[i].text_kl_mean);
     CHECK(again[i].top1_agreement == first[i].top1_agreement);
+  }
+  // Each variant folder records the arithmetic of its records; a resume with another thread
+  // count goes on and says so.
+  const auto info = nlohmann::json::parse(test::read_text(dir / "snapkv" / "config.json"))["info"];
+  const int threads = at::get_num_threads();
+  CHECK(info["threads"] == threads);
+  CHECK(info["cpu_kernels"] == cpu_kernels_label(model->identity().dtype));
+  {
+    std::ostringstream captured;
+    const CerrTo redirect(captured);
+    at::set_num_threads(threads + 1);
+    const auto resumed = run_fidelity(*model, texts, variants, o);
+    at::set_num_threads(threads);
+    CHECK(resumed[0].kl_mean == first[0].kl_mean);  // every record was there: nothing recomputed
+    CHECK_THAT(captured.str(), Catch::Contains(fmt::format("snapkv: started on {} threads, resumed on {}", threads,
+                                                           threads + 1)));
   }
   // The same folders with other settings: an error naming what differs, nothing overwritten.
   FidelityOptions longer = o;
