@@ -9,8 +9,8 @@
 
 #include "core/compress/method_presets.h"
 #include "eval/engine/engine.h"
-#include "eval/run_config.h"
 #include "eval/run_arithmetic.h"
+#include "eval/run_config.h"
 #include "eval/run_state.h"
 
 namespace ripplekv::eval {
@@ -102,6 +102,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
     info[kMethodOptionsKey] = methods[i]->options_in_force();
     info["method_text"] = wanted[i].method;
     for (const auto& [key, value] : arithmetic.items()) info[key] = value;
+    (void)check_run_dir(dir, run, info, "ripplekv_fidelity_variant");  // a refused folder gets no note first
     warn_on_other_arithmetic(dir, info);
     claim_run_dir(dir, run, info, "ripplekv_fidelity_variant");
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
