@@ -247,7 +247,7 @@ ruler_sets "ruler 32k other tasks" 32768 "$T_REST" "$Q32_METHODS" ruler32k_rest:
 # to 57, the six 32k methods only (1 thread each, two side by side: 16-25 minutes a set for seeds
 # 44-55 on the CPU they ran on, 97 for 56 and 57 on a 2-core AVX2 EPYC beside builds); pooled with the two 4k
 # sets above by `ruler_pooled.sh qwen4k_more` (Q4_MORE in qwen_sets.sh).
-for seed in {44..57}; do
+for seed in {44..59}; do
   step "ruler 4k more seed $seed" "$(plf_done "$OUT/ruler4k_seed$seed/runs")" "$BIN" ruler --model "$MODEL" \
     --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --seed "$seed" --budgets 256,1024 \
     --methods "$Q32_METHODS" --out "$OUT/ruler4k_seed$seed/runs"
