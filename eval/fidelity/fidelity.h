@@ -42,7 +42,10 @@ using MethodFactory = std::function<std::unique_ptr<CompressionMethod>(const Com
 
 // One row per variant, in their order, over the texts holding prompt + continuation tokens
 // (std::invalid_argument when none does). Each variant folder's config.json names the model,
-// the texts' fingerprint and the method; a folder made for other settings is an error.
+// the texts' fingerprint and the method; a folder made for other settings is an error (every
+// folder is checked before any is claimed). Its "info" also records the thread count and, on
+// the CPU, the CPU kernels (eval/run_arithmetic.h): resuming it with others goes on, with a
+// note on stderr.
 // `progress`: a progress line with an ETA on stderr.
 std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<TokenIds>& texts,
                                       const std::vector<FidelityVariant>& variants, const FidelityOptions& options,

@@ -244,8 +244,9 @@ ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: \
 ruler_sets "ruler 32k other tasks" 32768 "$T_REST" "$Q32_METHODS" ruler32k_rest: ruler32k_rest_seed43:43
 # More 4k prompts for the headline comparison (r=8 rank against CAKE at 1024 needed about 31 per
 # task over 55 prompts: samples_needed.md): 2 samples of each of the 11 tasks from each of seeds 44
-# to 57, the six 32k methods only (1 thread each, two side by side: 16-25 minutes a set for seeds
-# 44-55 on the CPU they ran on, 97 for 56 and 57 on a 2-core AVX2 EPYC beside builds); pooled with the two 4k
+# to 59, the six 32k methods only (1 thread each, two side by side: 16-25 minutes a set for seeds
+# 44-55 on the CPU they ran on; on a 2-core AVX2 EPYC beside builds, 97 for 56 and 57 and about
+# 104 for 58 and 59, 6,246 and 6,191 s); pooled with the two 4k
 # sets above by `ruler_pooled.sh qwen4k_more` (Q4_MORE in qwen_sets.sh).
 for seed in {44..59}; do
   step "ruler 4k more seed $seed" "$(plf_done "$OUT/ruler4k_seed$seed/runs")" "$BIN" ruler --model "$MODEL" \

@@ -12,7 +12,7 @@
 
 using namespace ripplekv;
 using namespace ripplekv::eval;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 namespace fs = std::filesystem;
 
 TEST_CASE("run_arithmetic: the thread count everywhere, the CPU kernels of the dtype on the CPU only",

@@ -1,6 +1,6 @@
 // Fidelity through the evaluation engine (eval/fidelity): KL 0 for the full cache, one shared
-// prefill equal to runs of their own, records that resume after a kill (noting another thread count), folders that refuse
-// other settings.
+// prefill equal to runs of their own, records that resume after a kill (noting another thread
+// count), folders that refuse other settings.
 #include "catch_torch.h"
 
 #include <algorithm>
