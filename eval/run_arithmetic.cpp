@@ -4,23 +4,9 @@
 #include <ATen/Version.h>
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
-
 #include "models/ops/cpu_features.h"
 
 namespace ripplekv::eval {
-namespace fs = std::filesystem;
-namespace {
-
-// What RIPPLEKV_CPU_ISA setting reproduces a folder's recorded kernels, where one can.
-std::string kernels_hint(const std::string& kernels) {
-  if (kernels.rfind("avx512;", 0) == 0) return "RIPPLEKV_CPU_ISA=avx512 on an AVX-512 CPU matches them";
-  if (kernels.rfind("aten;", 0) == 0) return "RIPPLEKV_CPU_ISA=none matches them";
-  return "a CPU with those kernels matches them";
-}
-
-}  // namespace
 
 std::string cpu_kernels_label(const std::string& dtype) {
   // ripplekv's CPU kernels take float32 and bfloat16 tensors; a float16 model runs ATen's only.
@@ -33,38 +19,6 @@ nlohmann::ordered_json run_arithmetic(const std::string& device, const std::stri
   j["threads"] = at::get_num_threads();  // the summation order of some products follows it
   if (device == "cpu") j["cpu_kernels"] = cpu_kernels_label(dtype);  // the rounding of the kernels follows it
   return j;
-}
-
-std::vector<std::string> arithmetic_changes(const fs::path& dir, const nlohmann::ordered_json& info) {
-  std::vector<std::string> notes;
-  std::ifstream in(dir / "config.json");
-  if (!in) return notes;
-  const auto config = nlohmann::json::parse(in, nullptr, false);
-  if (config.is_discarded() || !config.contains("info") || !config["info"].is_object()) return notes;
-  const auto& before = config["info"];
-  const auto threads = before.find("threads");
-  if (threads != before.end() && threads->is_number_integer() && info.contains("threads") &&
-      threads->get<int>() != info.at("threads").get<int>()) {
-    notes.push_back(fmt::format("{}: started on {} threads, resumed on {}: the samples of the two calls may differ in "
-                                "their last bits (--threads {} matches them)",
-                                dir.string(), threads->get<int>(), info.at("threads").get<int>(), threads->get<int>()));
-  }
-  const auto kernels = before.find("cpu_kernels");
-  if (kernels != before.end() && kernels->is_string() && info.contains("cpu_kernels") &&
-      kernels->get<std::string>() != info.at("cpu_kernels").get<std::string>()) {
-    notes.push_back(fmt::format("{}: started with the CPU kernels {}, resumed with {}: the samples of the two calls "
-                                "may differ in their last bits ({})",
-                                dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>(),
-                                kernels_hint(kernels->get<std::string>())));
-  }
-  return notes;
-}
-
-void warn_on_other_arithmetic(const fs::path& dir, const nlohmann::ordered_json& info, const WarningSink& warn) {
-  for (const auto& note : arithmetic_changes(dir, info)) {
-    if (warn) warn(note);
-    else std::cerr << note << "\n";
-  }
 }
 
 }  // namespace ripplekv::eval

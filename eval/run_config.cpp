@@ -1,10 +1,12 @@
 #include "eval/run_config.h"
+#include "eval/arithmetic_changes.h"
 #include "models/io/input_file.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -252,6 +254,20 @@ RunDirState check_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
 RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run, const nlohmann::ordered_json& info,
                           const char* marker) {
   return examine_run_dir(dir, run, info, marker, true);
+}
+
+std::vector<RunDirState> claim_run_dirs(const std::vector<RunDirClaim>& claims, const char* marker,
+                                        const WarningSink& warn) {
+  for (const auto& c : claims) (void)check_run_dir(c.dir, c.run, c.info, marker);
+  std::vector<RunDirState> states;
+  for (const auto& c : claims) {
+    for (const auto& note : arithmetic_changes(c.dir, c.info)) {
+      if (warn) warn(note);
+      else std::cerr << note << "\n";
+    }
+    states.push_back(claim_run_dir(c.dir, c.run, c.info, marker));
+  }
+  return states;
 }
 
 nlohmann::json read_run_config(const fs::path& dir) {

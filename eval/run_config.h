@@ -18,8 +18,11 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "eval/run_state.h"
 
 namespace ripplekv::eval {
 
@@ -51,6 +54,21 @@ RunDirState claim_run_dir(const std::filesystem::path& dir, const nlohmann::orde
 // writing nothing: a run of many folders checks them all before it changes any.
 RunDirState check_run_dir(const std::filesystem::path& dir, const nlohmann::ordered_json& run,
                           const nlohmann::ordered_json& info, const char* marker = "ripplekv_longbench_config");
+
+// One folder of a run that writes many (a method grid's variants, a fidelity run's record
+// folders), with the "run" and "info" claim_run_dir takes.
+struct RunDirClaim {
+  std::filesystem::path dir;
+  nlohmann::ordered_json run;
+  nlohmann::ordered_json info;
+};
+
+// Claims every folder as claim_run_dir does and returns their states in order, after checking
+// them all: a refusal throws before any folder is created, extended or noted. A folder whose
+// config.json records other arithmetic than `info` (thread count, CPU kernels) goes on, with
+// arithmetic_changes' notes (eval/arithmetic_changes.h) passed to `warn` (empty: stderr).
+std::vector<RunDirState> claim_run_dirs(const std::vector<RunDirClaim>& claims,
+                                        const char* marker = "ripplekv_longbench_config", const WarningSink& warn = {});
 
 // The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.
 nlohmann::json read_run_config(const std::filesystem::path& dir);

@@ -1,5 +1,6 @@
 # Sources of eval/ (see the top-level CMakeLists.txt): torch-free LongBench v1 task
-# table, data readers, official metrics and scoring, prompt building and run state.
+# table, data readers, official metrics and scoring, prompt building and run state (run
+# folders, their config.json and the notes of a resume with other arithmetic).
 set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/python_unicode_tables.cpp
   ${CMAKE_CURRENT_LIST_DIR}/python_text.cpp
@@ -18,6 +19,7 @@ set(RIPPLEKV_EVAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/model_presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/arithmetic_changes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/longbench_run.cpp

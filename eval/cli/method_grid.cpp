@@ -116,7 +116,7 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
                                    const nlohmann::ordered_json& run_common, const nlohmann::ordered_json& info_extra,
                                    const std::string& command) {
   ClaimedVariants out;
-  std::vector<std::pair<nlohmann::ordered_json, nlohmann::ordered_json>> configs;  // run, info per variant
+  std::vector<eval::RunDirClaim> claims;  // one folder per variant
   // The thread count and the CPU kernels the bits follow, the same for every variant.
   const auto arithmetic = eval::run_arithmetic(run_common.value("device", "cpu"), run_common.value("dtype", ""));
   for (const auto& p : plan) {
@@ -135,14 +135,13 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     for (const auto& [key, value] : info_extra.items()) info[key] = value;
     info["command"] = command_line;
     for (const auto& [key, value] : arithmetic.items()) info[key] = value;
-    // Every folder is checked before any is changed: a refusal leaves none extended.
-    (void)eval::check_run_dir(p.dir, run, info);
-    configs.emplace_back(std::move(run), std::move(info));
+    claims.push_back({p.dir, std::move(run), std::move(info)});
   }
+  // Every folder is checked before any is changed: a refusal leaves none extended.
+  const auto states = eval::claim_run_dirs(claims);
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
-    eval::warn_on_other_arithmetic(p.dir, configs[i].second);
-    if (eval::claim_run_dir(p.dir, configs[i].first, configs[i].second) == eval::RunDirState::kExtended) {
+    if (states[i] == eval::RunDirState::kExtended) {
       eval::remove_score_files(p.dir);  // they scored the smaller sample set
       std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",
                                p.dir.string());

@@ -84,7 +84,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
   // The thread count and the CPU kernels the records' bits follow, the same for every variant.
   const auto arithmetic = run_arithmetic(identity.device, identity.dtype);
   std::vector<EngineVariant> variants;
-  std::vector<std::pair<nlohmann::ordered_json, nlohmann::ordered_json>> configs;  // run, info per variant
+  std::vector<RunDirClaim> claims;  // one record folder per variant
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     const auto& spec = methods[i]->spec();
     const fs::path dir = wanted[i].dir.empty() ? temporary.path() / variant_folder(wanted[i].method, spec) : wanted[i].dir;
@@ -103,15 +103,11 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
     info[kMethodOptionsKey] = methods[i]->options_in_force();
     info["method_text"] = wanted[i].method;
     for (const auto& [key, value] : arithmetic.items()) info[key] = value;
-    // Every folder is checked before any is claimed or noted: a refusal leaves none changed.
-    (void)check_run_dir(dir, run, info, "ripplekv_fidelity_variant");
-    configs.emplace_back(std::move(run), std::move(info));
+    claims.push_back({dir, std::move(run), std::move(info)});
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
   }
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    warn_on_other_arithmetic(variants[i].out_dir, configs[i].second);
-    claim_run_dir(variants[i].out_dir, configs[i].first, configs[i].second, "ripplekv_fidelity_variant");
-  }
+  // Every folder is checked before any is claimed or noted: a refusal leaves none changed.
+  (void)claim_run_dirs(claims, "ripplekv_fidelity_variant");
   EngineOptions eo;
   eo.progress = progress;
   run_task(model, task, variants, eo);

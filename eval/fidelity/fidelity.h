@@ -45,7 +45,7 @@ using MethodFactory = std::function<std::unique_ptr<CompressionMethod>(const Com
 // the texts' fingerprint and the method; a folder made for other settings is an error (every
 // folder is checked before any is claimed). Its "info" also records the thread count and, on
 // the CPU, the CPU kernels (eval/run_arithmetic.h): resuming it with others goes on, with a
-// note on stderr.
+// note on stderr (claim_run_dirs, eval/run_config.h).
 // `progress`: a progress line with an ETA on stderr.
 std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<TokenIds>& texts,
                                       const std::vector<FidelityVariant>& variants, const FidelityOptions& options,

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/arithmetic_changes.h"
 #include "eval/longbench_predictions.h"
 #include "eval/longbench_run.h"
 #include "eval/progress_bar.h"
@@ -356,6 +357,64 @@ TEST_CASE("config.json: method options are compared as in force when both config
   CHECK(claim_run_dir(old_dir, run_with(empty), info_with({{"ratio", "4"}})) == RunDirState::kMatches);
   CHECK_THROWS_WITH(claim_run_dir(old_dir, run_with({{"ratio", "2"}}), info_with({{"ratio", "2"}})),
                     Catch::Contains("method.options.ratio"));
+}
+
+TEST_CASE("arithmetic_changes: one note per recorded key that differs, naming the setting that matches",
+          "[eval][run]") {
+  const auto dir = test::scratch_dir("arithmetic_changes");
+  const nlohmann::ordered_json now = {{"threads", 2}, {"cpu_kernels", "aten+widened_bf16; ATen AVX2"}};
+  CHECK(arithmetic_changes(dir, now).empty());  // no config.json: a new folder
+  auto write_info = [&](const nlohmann::json& info) {
+    std::ofstream(dir / "config.json") << nlohmann::json({{"run", nlohmann::json::object()}, {"info", info}}).dump();
+  };
+  write_info({{"method", "SnapKV"}});  // a folder made before either was recorded
+  CHECK(arithmetic_changes(dir, now).empty());
+  write_info(now);
+  CHECK(arithmetic_changes(dir, now).empty());
+
+  write_info({{"threads", 1}, {"cpu_kernels", "avx512; ATen AVX512"}});
+  auto notes = arithmetic_changes(dir, now);
+  REQUIRE(notes.size() == 2);
+  CHECK_THAT(notes[0], Catch::Contains(dir.string() + ": started on 1 threads, resumed on 2") &&
+                           Catch::Contains("(--threads 1 matches them)"));
+  CHECK_THAT(notes[1], Catch::Contains("started with the CPU kernels avx512; ATen AVX512, resumed with "
+                                       "aten+widened_bf16; ATen AVX2") &&
+                           Catch::Contains("(RIPPLEKV_CPU_ISA=avx512 on an AVX-512 CPU matches them)"));
+  write_info({{"threads", 2}, {"cpu_kernels", "aten; ATen AVX2"}});
+  notes = arithmetic_changes(dir, now);
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("(RIPPLEKV_CPU_ISA=none matches them)"));
+  write_info({{"threads", 2}, {"cpu_kernels", "avx512_bf16; ATen AVX512"}});
+  notes = arithmetic_changes(dir, now);
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("(a CPU with those kernels matches them)"));
+  // A run on a GPU records no kernels: a CPU folder resumed there gets no kernels note.
+  CHECK(arithmetic_changes(dir, {{"threads", 2}}).empty());
+}
+
+TEST_CASE("claim_run_dirs: every folder checked before any is claimed, then noted and claimed in order",
+          "[eval][run]") {
+  const auto root = test::scratch_dir("claim_run_dirs");
+  const nlohmann::ordered_json run_a = {{"model", "/m"}, {"method", "a"}}, run_b = {{"model", "/m"}, {"method", "b"}};
+  REQUIRE(claim_run_dir(root / "b", run_b, {{"threads", 1}}, "test_marker") == RunDirState::kCreated);
+  std::vector<std::string> notes;
+  const auto sink = [&](const std::string& note) { notes.push_back(note); };
+  // b holds another run: refused before a is created or b is noted.
+  auto other_b = run_b;
+  other_b["model"] = "/other";
+  CHECK_THROWS_WITH(claim_run_dirs({{root / "a", run_a, {{"threads", 2}}}, {root / "b", other_b, {{"threads", 2}}}},
+                                   "test_marker", sink),
+                    Catch::Contains("model: \"/m\" there, \"/other\" now"));
+  CHECK_FALSE(fs::exists(root / "a"));
+  CHECK(notes.empty());
+  // The same runs on 2 threads: a is created, b matches and gets the note of its 1 thread.
+  const auto states = claim_run_dirs({{root / "a", run_a, {{"threads", 2}}}, {root / "b", run_b, {{"threads", 2}}}},
+                                     "test_marker", sink);
+  CHECK(states == std::vector<RunDirState>{RunDirState::kCreated, RunDirState::kMatches});
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains((root / "b").string() + ": started on 1 threads, resumed on 2"));
+  CHECK(nlohmann::json::parse(test::read_text(root / "a" / "config.json")).contains("test_marker"));
+  fs::remove_all(root);
 }
 
 TEST_CASE("task lists and data files", "[eval][run]") {
