@@ -256,18 +256,17 @@ RunDirState claim_run_dir(const fs::path& dir, const nlohmann::ordered_json& run
   return examine_run_dir(dir, run, info, marker, true);
 }
 
-std::vector<RunDirState> claim_run_dirs(const std::vector<RunDirClaim>& claims, const char* marker,
-                                        const WarningSink& warn) {
+void claim_run_dirs(const std::vector<RunDirClaim>& claims, const ClaimedRunDir& claimed, const char* marker,
+                    const WarningSink& warn) {
   for (const auto& c : claims) (void)check_run_dir(c.dir, c.run, c.info, marker);
-  std::vector<RunDirState> states;
   for (const auto& c : claims) {
-    for (const auto& note : arithmetic_changes(c.dir, c.info)) {
+    for (const auto& note : arithmetic_changes(c.dir, c.info)) {  // before the claim rewrites an extended one's info
       if (warn) warn(note);
       else std::cerr << note << "\n";
     }
-    states.push_back(claim_run_dir(c.dir, c.run, c.info, marker));
+    const auto state = claim_run_dir(c.dir, c.run, c.info, marker);
+    if (claimed) claimed(c, state);
   }
-  return states;
 }
 
 nlohmann::json read_run_config(const fs::path& dir) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,12 +64,17 @@ struct RunDirClaim {
   nlohmann::ordered_json info;
 };
 
-// Claims every folder as claim_run_dir does and returns their states in order, after checking
-// them all: a refusal throws before any folder is created, extended or noted. A folder whose
-// config.json records other arithmetic than `info` (thread count, CPU kernels) goes on, with
-// arithmetic_changes' notes (eval/arithmetic_changes.h) passed to `warn` (empty: stderr).
-std::vector<RunDirState> claim_run_dirs(const std::vector<RunDirClaim>& claims,
-                                        const char* marker = "ripplekv_longbench_config", const WarningSink& warn = {});
+// Called right after each folder is claimed, with its state (a LongBench grid removes the
+// scores of an extended folder there, before the next folder is claimed).
+using ClaimedRunDir = std::function<void(const RunDirClaim&, RunDirState)>;
+
+// Claims every folder in order as claim_run_dir does, after checking them all: a refusal the
+// checks find throws before any folder is created, extended or noted. A folder whose
+// config.json records other arithmetic than its `info` (thread count, CPU kernels) goes on,
+// with arithmetic_changes' notes (eval/arithmetic_changes.h) passed to `warn` (empty: stderr)
+// just before it is claimed.
+void claim_run_dirs(const std::vector<RunDirClaim>& claims, const ClaimedRunDir& claimed = {},
+                    const char* marker = "ripplekv_longbench_config", const WarningSink& warn = {});
 
 // The "run" object of <dir>/config.json. Throws std::runtime_error when it is missing.
 nlohmann::json read_run_config(const std::filesystem::path& dir);

@@ -53,6 +53,6 @@ list(APPEND RIPPLEKV_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine/task.cpp
 # The evaluation engine (one prefill per sample for every compared method): needs LibTorch.
 list(APPEND RIPPLEKV_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine/engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fidelity/fidelity.cpp)
-# Which arithmetic computed a run folder (thread count, CPU kernels) and the note of a resume
-# with another: needs LibTorch.
+# Which arithmetic computes a run (thread count, CPU kernels), recorded in its folders: needs
+# LibTorch.
 list(APPEND RIPPLEKV_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_arithmetic.cpp)

@@ -138,16 +138,13 @@ ClaimedVariants claim_variant_dirs(const std::vector<PlannedVariant>& plan, cons
     claims.push_back({p.dir, std::move(run), std::move(info)});
   }
   // Every folder is checked before any is changed: a refusal leaves none extended.
-  const auto states = eval::claim_run_dirs(claims);
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    const auto& p = plan[i];
-    if (states[i] == eval::RunDirState::kExtended) {
-      eval::remove_score_files(p.dir);  // they scored the smaller sample set
-      std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",
-                               p.dir.string());
-    }
-    out.variants.push_back({p.method->describe(), p.dir, p.method.get()});
-  }
+  eval::claim_run_dirs(claims, [](const eval::RunDirClaim& c, eval::RunDirState state) {
+    if (state != eval::RunDirState::kExtended) return;
+    eval::remove_score_files(c.dir);  // they scored the smaller sample set
+    std::cerr << fmt::format("{}: extended to more samples of the same data; its finished predictions are kept\n",
+                             c.dir.string());
+  });
+  for (const auto& p : plan) out.variants.push_back({p.method->describe(), p.dir, p.method.get()});
   return out;
 }
 

@@ -107,7 +107,7 @@ std::vector<FidelityRow> run_fidelity(const CausalLM& model, const std::vector<T
     variants.push_back({methods[i]->describe(), dir, methods[i].get()});
   }
   // Every folder is checked before any is claimed or noted: a refusal leaves none changed.
-  (void)claim_run_dirs(claims, "ripplekv_fidelity_variant");
+  claim_run_dirs(claims, {}, "ripplekv_fidelity_variant");
   EngineOptions eo;
   eo.progress = progress;
   run_task(model, task, variants, eo);

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "eval/arithmetic_changes.h"
@@ -390,30 +391,49 @@ TEST_CASE("arithmetic_changes: one note per recorded key that differs, naming th
   CHECK_THAT(notes[0], Catch::Contains("(a CPU with those kernels matches them)"));
   // A run on a GPU records no kernels: a CPU folder resumed there gets no kernels note.
   CHECK(arithmetic_changes(dir, {{"threads", 2}}).empty());
+  fs::remove_all(dir);
 }
 
 TEST_CASE("claim_run_dirs: every folder checked before any is claimed, then noted and claimed in order",
           "[eval][run]") {
   const auto root = test::scratch_dir("claim_run_dirs");
-  const nlohmann::ordered_json run_a = {{"model", "/m"}, {"method", "a"}}, run_b = {{"model", "/m"}, {"method", "b"}};
-  REQUIRE(claim_run_dir(root / "b", run_b, {{"threads", 1}}, "test_marker") == RunDirState::kCreated);
-  std::vector<std::string> notes;
-  const auto sink = [&](const std::string& note) { notes.push_back(note); };
-  // b holds another run: refused before a is created or b is noted.
-  auto other_b = run_b;
+  const nlohmann::ordered_json run_a = {{"model", "/m"}, {"method", "a"}};
+  auto run_b = [](int64_t samples) {
+    return nlohmann::ordered_json{{"model", "/m"},
+                                  {"data", {{"t", {{"file", "/d/t.jsonl"}, {"samples", samples}}}}},
+                                  {"max_samples", samples}};
+  };
+  REQUIRE(claim_run_dir(root / "a", run_a, {{"threads", 3}}, "test_marker") == RunDirState::kCreated);
+  REQUIRE(claim_run_dir(root / "b", run_b(1), {{"threads", 1}}, "test_marker") == RunDirState::kCreated);
+  std::vector<std::string> events;  // notes and claims, in the order they came
+  const WarningSink note = [&](const std::string& text) { events.push_back("note " + text); };
+  const ClaimedRunDir claimed = [&](const RunDirClaim& c, RunDirState state) {
+    events.push_back(fmt::format("claimed {} {}", c.dir.filename().string(), static_cast<int>(state)));
+  };
+  // c is new, b holds another model: refused before c is created or a is noted.
+  auto other_b = run_b(2);
   other_b["model"] = "/other";
-  CHECK_THROWS_WITH(claim_run_dirs({{root / "a", run_a, {{"threads", 2}}}, {root / "b", other_b, {{"threads", 2}}}},
-                                   "test_marker", sink),
+  CHECK_THROWS_WITH(claim_run_dirs({{root / "c", run_a, {{"threads", 2}}},
+                                    {root / "a", run_a, {{"threads", 2}}},
+                                    {root / "b", other_b, {{"threads", 2}}}},
+                                   claimed, "test_marker", note),
                     Catch::Contains("model: \"/m\" there, \"/other\" now"));
-  CHECK_FALSE(fs::exists(root / "a"));
-  CHECK(notes.empty());
-  // The same runs on 2 threads: a is created, b matches and gets the note of its 1 thread.
-  const auto states = claim_run_dirs({{root / "a", run_a, {{"threads", 2}}}, {root / "b", run_b, {{"threads", 2}}}},
-                                     "test_marker", sink);
-  CHECK(states == std::vector<RunDirState>{RunDirState::kCreated, RunDirState::kMatches});
-  REQUIRE(notes.size() == 1);
-  CHECK_THAT(notes[0], Catch::Contains((root / "b").string() + ": started on 1 threads, resumed on 2"));
-  CHECK(nlohmann::json::parse(test::read_text(root / "a" / "config.json")).contains("test_marker"));
+  CHECK_FALSE(fs::exists(root / "c"));
+  CHECK(events.empty());
+  // On 2 threads: c is created; a (3 threads) matches; b (1 thread) takes more samples and is
+  // extended, its config.json rewritten with 2 threads, so its note must come before its claim.
+  claim_run_dirs({{root / "c", run_a, {{"threads", 2}}},
+                  {root / "a", run_a, {{"threads", 2}}},
+                  {root / "b", run_b(2), {{"threads", 2}}}},
+                 claimed, "test_marker", note);
+  REQUIRE(events.size() == 5);
+  CHECK(events[0] == "claimed c " + std::to_string(static_cast<int>(RunDirState::kCreated)));
+  CHECK_THAT(events[1], Catch::StartsWith("note " + (root / "a").string() + ": started on 3 threads, resumed on 2"));
+  CHECK(events[2] == "claimed a " + std::to_string(static_cast<int>(RunDirState::kMatches)));
+  CHECK_THAT(events[3], Catch::StartsWith("note " + (root / "b").string() + ": started on 1 threads, resumed on 2"));
+  CHECK(events[4] == "claimed b " + std::to_string(static_cast<int>(RunDirState::kExtended)));
+  CHECK(read_run_config(root / "b").at("max_samples") == 2);
+  CHECK(nlohmann::json::parse(test::read_text(root / "c" / "config.json")).contains("test_marker"));
   fs::remove_all(root);
 }
 
