@@ -244,11 +244,11 @@ ruler_sets "ruler 32k" 32768 "$T16" "$Q32_METHODS" ruler32k: \
 ruler_sets "ruler 32k other tasks" 32768 "$T_REST" "$Q32_METHODS" ruler32k_rest: ruler32k_rest_seed43:43
 # More 4k prompts for the headline comparison (r=8 rank against CAKE at 1024 needed about 31 per
 # task over 55 prompts: samples_needed.md): 2 samples of each of the 11 tasks from each of seeds 44
-# to 59, the six 32k methods only (1 thread each, two side by side: 16-25 minutes a set for seeds
-# 44-55 on the CPU they ran on; on a 2-core AVX2 EPYC beside builds, 97 for 56 and 57 and about
-# 104 for 58 and 59, 6,246 and 6,191 s); pooled with the two 4k
+# to 61, the six 32k methods only (1 thread each, two side by side: 16-25 minutes a set for seeds
+# 44-55 on the CPU they ran on; on a 2-core AVX2 EPYC beside builds, 97 for 56 and 57, about
+# 104 for 58 and 59 (6,246 and 6,191 s) and 111-113 for 60 and 61 (6,648 and 6,793 s)); pooled with the two 4k
 # sets above by `ruler_pooled.sh qwen4k_more` (Q4_MORE in qwen_sets.sh).
-for seed in {44..59}; do
+for seed in {44..61}; do
   step "ruler 4k more seed $seed" "$(plf_done "$OUT/ruler4k_seed$seed/runs")" "$BIN" ruler --model "$MODEL" \
     --dtype bfloat16 "${threads[@]}" --lengths 4096 --samples 2 --seed "$seed" --budgets 256,1024 \
     --methods "$Q32_METHODS" --out "$OUT/ruler4k_seed$seed/runs"
