@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "aten_threads.h"
 #include "core/compress/method_presets.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "eval/fidelity/fidelity.h"
@@ -189,14 +190,7 @@ TEST_CASE("Fidelity: records resume after a kill and equal an uninterrupted run"
     const auto records = test::read_text(path);
     std::ostringstream captured;
     const CerrTo redirect(captured);
-    at::set_num_threads(threads + 1);
-    try {
-      (void)run_fidelity(*model, texts, variants, o);
-    } catch (...) {
-      at::set_num_threads(threads);
-      throw;
-    }
-    at::set_num_threads(threads);
+    test::with_threads(threads + 1, [&] { (void)run_fidelity(*model, texts, variants, o); });
     CHECK(test::read_text(path) == records);  // every record was there: none redone
     CHECK_THAT(captured.str(), Catch::Contains(fmt::format("snapkv: started on {} threads, resumed on {}", threads,
                                                            threads + 1)));

@@ -3,8 +3,7 @@
 // blocks exist to bound memory at long prompts; they must not move a single result.
 #include "catch_torch.h"
 
-#include <ATen/Parallel.h>
-
+#include "aten_threads.h"
 #include "models/ops/ops.h"
 
 using namespace ripplekv;
@@ -15,20 +14,6 @@ struct Shape {
   const char* name;
   int64_t hidden, inter;
 };
-
-// Runs f with ATen on `threads` intra-op threads, restoring the caller's count after.
-template <class F>
-void with_threads(int threads, F&& f) {
-  const int before = at::get_num_threads();
-  at::set_num_threads(threads);
-  try {
-    f();
-  } catch (...) {
-    at::set_num_threads(before);
-    throw;
-  }
-  at::set_num_threads(before);
-}
 
 }  // namespace
 
@@ -43,7 +28,7 @@ TEST_CASE("The prompt MLP in row blocks has the bits of the MLP in one block", "
       // so the blocks are 256 and 444, and a block crosses the boundary between sequences.
       const auto x = at::randn({2, 350, shape.hidden}).to(dtype);
       INFO(shape.name << " " << dtype << " on " << threads << " threads");
-      with_threads(threads, [&] {
+      test::with_threads(threads, [&] {
         const auto whole = ops::swiglu_mlp_fused(x, w_gate_up, w_down, /*block_rows=*/0);
         const auto blocks = ops::swiglu_mlp_fused(x, w_gate_up, w_down, /*block_rows=*/256);
         REQUIRE(blocks.sizes() == whole.sizes());
