@@ -9,7 +9,8 @@
 # Plan (not to be changed once predictions exist):
 #   samples   76 per task x 11 tasks = 836 prompts, seed 200 (the seeds so far were 42-61), 4k;
 #             76 is samples_needed.md's 80%-power count at the pool's +1.98 (at the 407-prompt
-#             estimate +1.27 the power is about 46%). No early stop and no extension.
+#             estimate +1.27 the power is 44%: samples_needed.py --per-task 76 --effect 1.27).
+#             No early stop and no extension.
 #   methods   full, cake, and RippleKV r=8 rank with the float32 layer_mean profile, at budgets
 #             256 and 1024; bfloat16 on 1 thread per shard (Qwen's prompt bits depend on the
 #             thread count), two shards side by side; resumed across sessions by rerunning this.

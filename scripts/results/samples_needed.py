@@ -4,6 +4,7 @@ the sizing of a larger (GPU) run from the pairs measured so far.
 
     .venv/bin/python scripts/results/samples_needed.py [--simulate 200] A B [A B ...]   (folders as run_pair.py takes them)
     .venv/bin/python scripts/results/samples_needed.py --set S1 --set S2 ... 'ripple@*f32*ratio=8*_b1024' cake_b1024
+    .venv/bin/python scripts/results/samples_needed.py --per-task 76 --effect 1.27 --set S1 ... A B   (a planned run's power)
 
 With --set (a sample-set folder holding runs/, once per set), A and B are variant names or shell
 patterns, each matching exactly one folder under the first set's runs/, pooled over the sets.
@@ -23,6 +24,9 @@ resamples), to show how far the approximation is off on these data; `--simulate 
 itself: it draws n samples per column from the measured differences (shifted to mean delta),
 bootstraps each draw as the table does, and prints the share of clear verdicts (about `--power`
 when the approximation holds; "-" where n is over 5,000 prompts).
+`--per-task N` gives the other side of the sizing, for a run whose size is fixed: the chance that N
+samples per task give a clear verdict on delta's side, Phi(|delta| T sqrt(N / sum_t s_t^2) - z_{1 - alpha/2}),
+and with `--simulate` the simulated share at N as well.
 Limits: a column whose differences are all 0 so far (every prompt scored alike by both) counts
 as s_t = 0, so the estimate is a lower bound where many are; the measured delta is itself noisy
 (with a wide interval the needed n ranges widely: the last column gives n for the measured
@@ -51,6 +55,16 @@ def needed_per_column(sum_var, columns, delta, z):
 
 
 SIMULATE_MAX = 5_000  # prompts; a larger n is not simulated (its bootstraps would take minutes)
+
+
+def power_at(sum_var, columns, delta, n, z_half):
+    """The normal approximation's chance that n samples per column give an interval excluding 0 on
+    delta's side (the far side's tiny share left out)."""
+    if delta == 0:
+        return 0.0
+    if sum_var == 0:
+        return 1.0
+    return NormalDist().cdf(abs(delta) * columns * math.sqrt(n / sum_var) - z_half)
 
 
 def simulated_power(diffs, n, delta, trials, seed=0):
@@ -106,11 +120,16 @@ def main():
                     help="also check n by simulation: TRIALS times, draw n samples per column from its measured "
                          "differences (with replacement) and bootstrap them as the table does (2,000 resamples); "
                          "prints the share whose interval excludes 0 on delta's side")
+    ap.add_argument("--per-task", type=int, metavar="N",
+                    help="also give the power of a run of N samples per task (a run whose size is fixed): the "
+                         "normal approximation's, and with --simulate the simulated one")
     args = ap.parse_args()
     if len(args.runs) % 2:
         ap.error("give run folders in pairs: A B [A B ...]")
     if not 0 < args.power < 1 or not 0 < args.alpha < 1:
         ap.error("--power and --alpha must lie strictly between 0 and 1")
+    if args.per_task is not None and args.per_task < 2:
+        ap.error("--per-task must be at least 2 (a column needs 2 samples for an interval)")
     z_half = NormalDist().inv_cdf(1 - args.alpha / 2)
     z = z_half + NormalDist().inv_cdf(args.power)
     if args.sets:
@@ -137,12 +156,22 @@ def main():
             sim = f" | {simulated_power(diffs, n, delta, args.simulate):.2f}"
         elif args.simulate > 0:
             sim = " | -"
+        if args.per_task is not None:
+            at = f" | {power_at(sum_var, cols, delta, args.per_task, z_half):.2f}"
+            if args.simulate > 0 and args.per_task * cols <= SIMULATE_MAX:
+                at += f" / {simulated_power(diffs, args.per_task, delta, args.simulate):.2f}"
+            elif args.simulate > 0:
+                at += " / -"
+            sim += at
         per_col = n_now / cols
         rows.append(f"| {short(a_dir)} | {short(b_dir)} | {n_now} ({per_col:.3g}/task) | "
                     f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}] | ±{half_now:.2f} / ±{(hi - lo) / 2:.2f} | {delta:+.2f} | "
                     f"{fmt_n(n)} ({fmt_n(n * cols) if n <= 10_000 else '-'}) | {near} / {far}{sim} |")
     print(f"power {args.power:g}, alpha {args.alpha:g}; n = samples per task (all tasks), prompts in brackets\n")
     sim_head, sim_rule = (" | simulated power at n", "---|") if args.simulate > 0 else ("", "")
+    if args.per_task is not None:
+        sim_head += f" | power at {args.per_task}/task" + (": normal / simulated" if args.simulate > 0 else " (normal)")
+        sim_rule += "---|"
     print("| A | B | samples now | A - B [95% CI] | half-width normal / bootstrap | delta | n needed | "
           f"n at near / far end{sim_head} |")
     print(f"|---|---|---|---|---|---|---|---|{sim_rule}")

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
@@ -106,6 +107,28 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
     INFO(r2.output);
     REQUIRE(r2.status == 0);
     CHECK_THAT(r2.output, Contains("| +7.50 | " + std::to_string(needed(7.5)) + " ("));
+  }
+
+  SECTION("samples_needed.py --per-task N: the power of a run fixed at N per task") {
+    // Phi(|delta| T sqrt(N / sum of the column variances) - z_.975), Phi(x) = erfc(-x / sqrt 2) / 2
+    auto power = [&](int n) {
+      const double x = delta * 2 * std::sqrt(n / (sample_variance(dx) + sample_variance(dy))) - 1.959963984540054;
+      return 0.5 * std::erfc(-x / std::sqrt(2.0));
+    };
+    const std::string sets = "--set '" + (root / "s1").string() + "' --set '" + (root / "s2").string() + "' ";
+    for (const int n : {5, 10}) {
+      const auto r = run_script("samples_needed.py", "--per-task " + std::to_string(n) + " " + sets +
+                                                         "'ripple@*_b1024' cake_b1024");
+      INFO(r.output);
+      REQUIRE(r.status == 0);
+      CHECK_THAT(r.output, Contains("| power at " + std::to_string(n) + "/task (normal) |"));
+      CHECK_THAT(r.output, Contains(fmt::format("| {:.2f} |\n", power(n))));
+    }
+    CHECK(power(5) < 0.5);  // the two counts give clearly different powers (0.46 and 0.75)
+    CHECK(power(10) > 0.7);
+    const auto bad = run_script("samples_needed.py", "--per-task 1 " + sets + "'ripple@*_b1024' cake_b1024");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.output, Contains("--per-task must be at least 2"));
   }
 
   SECTION("bad input: folders of other prompts, a pattern that matches nothing") {
