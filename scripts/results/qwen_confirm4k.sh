@@ -33,24 +33,16 @@ SAMPLES=76 SEED=200 TASKS=11
 PLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json
 METHODS="full,cake,ripple@profile=$PLF,ratio=8,normalize=rank"
 
-done_prompts() {  # distinct (task, sample) predictions of the full-cache run, shards included
-  local files=("$DIR"/runs/full/4096/*.jsonl)
-  [ -e "${files[0]}" ] || { echo 0; return; }
+done_prompts() {  # distinct (task, sample) predictions of the full-cache run, merged or in shards/
+  local f files=()
+  for f in "$DIR"/runs/full/4096/*.jsonl "$DIR"/runs/full/4096/shards/*.jsonl; do [ -e "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] || { echo 0; return; }
   for f in "${files[@]}"; do
     local task; task=$(basename "$f"); task=${task%%.*}
     grep -o '"index":[0-9]*' "$f" | sed "s/^/$task /"
   done | sort -u | wc -l
 }
 
-if [ "${1:-}" = status ]; then
-  echo "$(done_prompts) of $((SAMPLES * TASKS)) prompts predicted in $DIR/runs"
-  exit 0
-fi
-[ $# -eq 0 ] || { echo "qwen_confirm4k.sh: unknown argument $1 (none, or status)" >&2; exit 2; }
-
-MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
-LOGS=${LOGS:-/tmp/ripplekv_confirm4k}
-mkdir -p "$DIR" "$LOGS"
 shard() {  # shard I: one 1-thread shard of the fixed command, its time and peak appended
   local start rc=0
   start=$(date +%s)
@@ -62,9 +54,23 @@ shard() {  # shard I: one 1-thread shard of the fixed command, its time and peak
   echo "shard $1/2: $(date -u +%FT%TZ) ran $(( $(date +%s) - start )) s, exit $rc, peak $peak GiB," \
     "$(done_prompts) of $((SAMPLES * TASKS)) prompts done" >> "$DIR/wall_times.txt"
 }
-shard 0 & shard 1 & wait
-if [ "$(done_prompts)" -eq $((SAMPLES * TASKS)) ] && [ -f "$DIR/runs/cake_b1024/result.json" ]; then
-  "$BIN" table --resamples 100000 --runs "$DIR/runs" --out "$DIR/tables"
-else
-  echo "qwen_confirm4k.sh: $(done_prompts) of $((SAMPLES * TASKS)) prompts done; rerun to resume"
-fi
+# The whole file is read before anything runs (main below), so editing it while a run goes on
+# cannot change what the running shell executes next.
+main() {
+  if [ "${1:-}" = status ]; then
+    echo "$(done_prompts) of $((SAMPLES * TASKS)) prompts predicted in $DIR/runs"
+    exit 0
+  fi
+  [ $# -eq 0 ] || { echo "qwen_confirm4k.sh: unknown argument $1 (none, or status)" >&2; exit 2; }
+
+  MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
+  LOGS=${LOGS:-/tmp/ripplekv_confirm4k}
+  mkdir -p "$DIR" "$LOGS"
+  shard 0 & shard 1 & wait
+  if [ "$(done_prompts)" -eq $((SAMPLES * TASKS)) ] && [ -f "$DIR/runs/cake_b1024/result.json" ]; then
+    "$BIN" table --resamples 100000 --runs "$DIR/runs" --out "$DIR/tables"
+  else
+    echo "qwen_confirm4k.sh: $(done_prompts) of $((SAMPLES * TASKS)) prompts done; rerun to resume"
+  fi
+}
+main "$@"; exit
