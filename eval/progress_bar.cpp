@@ -17,10 +17,12 @@ std::string format_duration(double seconds) {
 }
 
 ProgressBar::ProgressBar(std::string label, std::size_t total, std::size_t already_done, std::FILE* out, int tty,
-                         double plain_interval_seconds)
+                         double plain_interval_seconds, RunProgress* run)
     : label_(std::move(label)),
       total_(total),
       done_(already_done),
+      left_at_start_(total > already_done ? total - already_done : 0),
+      run_(run),
       out_(out),
       tty_(tty < 0 ? ::isatty(::fileno(out)) != 0 : tty != 0),
       plain_interval_(plain_interval_seconds),
@@ -51,7 +53,15 @@ std::string ProgressBar::line() const {
     rates = fmt::format("prefill {} tok/s, decode {} tok/s, ETA {}", rate(sum_.prompt_tokens, sum_.prefill_seconds),
                         rate(sum_.generated_tokens, sum_.decode_seconds), format_duration(left));
   }
-  return fmt::format("{} {}{}/{} ({:.0f}%) {}", label_, bar, done_, total_, 100.0 * frac, rates);
+  std::string whole;
+  if (run_ && run_->pending > left_at_start_) {  // the run goes on after this task
+    const double run_left = run_->run > 0 && run_->wall_seconds > 0
+                                ? static_cast<double>(run_->pending > run_->run ? run_->pending - run_->run : 0) *
+                                      run_->wall_seconds / static_cast<double>(run_->run)
+                                : -1;
+    whole = fmt::format("; run {}/{}, ETA {}", run_->run, run_->pending, format_duration(run_left));
+  }
+  return fmt::format("{} {}{}/{} ({:.0f}%) {}{}", label_, bar, done_, total_, 100.0 * frac, rates, whole);
 }
 
 void ProgressBar::sample_done(const SampleStats& stats) {
@@ -62,6 +72,10 @@ void ProgressBar::sample_done(const SampleStats& stats) {
   sum_.generated_tokens += stats.generated_tokens;
   sum_.decode_seconds += stats.decode_seconds;
   sum_.wall_seconds += stats.wall_seconds;
+  if (run_) {
+    ++run_->run;
+    run_->wall_seconds += stats.wall_seconds;
+  }
   draw(/*force=*/done_ >= total_);
 }
 

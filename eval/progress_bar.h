@@ -1,8 +1,8 @@
 // A per-task progress line on stderr: samples done/total, prefill and decode tokens/s and
-// the estimated time left. On a terminal it redraws one line in place; elsewhere
-// (CI logs, files) it prints a plain line at most every `plain_interval_seconds` and at the
-// end. Rates and ETA count only the samples run in this process (resumed ones are done
-// already). Torch-free.
+// the estimated time left; with a RunProgress, also the whole run's (all its tasks and
+// lengths). On a terminal it redraws one line in place; elsewhere (CI logs, files) it prints
+// a plain line at most every `plain_interval_seconds` and at the end. Rates and ETA count
+// only the samples run in this process (resumed ones are done already). Torch-free.
 #pragma once
 
 #include <chrono>
@@ -12,11 +12,22 @@
 
 namespace ripplekv::eval {
 
+// The samples a command's call has to run over all its tasks (a RULER run's tasks and
+// lengths, LongBench's tasks), shared by the tasks' progress bars: each finished sample
+// counts here too, so every task's line can show the run's progress and time left.
+struct RunProgress {
+  std::size_t pending = 0;  // samples this call runs, over all its tasks (set by the command)
+  std::size_t run = 0;      // of them, finished so far
+  double wall_seconds = 0;  // the wall time of those
+};
+
 class ProgressBar {
  public:
   // `already_done` samples were finished by an earlier run. `tty` < 0: ask isatty(out).
+  // `run` (not owned; may be null) is the whole run's progress, which sample_done advances;
+  // the line shows it when the run holds more samples than this task had left (other tasks).
   ProgressBar(std::string label, std::size_t total, std::size_t already_done, std::FILE* out = stderr,
-              int tty = -1, double plain_interval_seconds = 10.0);
+              int tty = -1, double plain_interval_seconds = 10.0, RunProgress* run = nullptr);
 
   struct SampleStats {
     int64_t prompt_tokens = 0;
@@ -40,6 +51,8 @@ class ProgressBar {
   std::string label_;
   std::size_t total_, done_;
   std::size_t run_here_ = 0;
+  std::size_t left_at_start_;  // total_ - already_done
+  RunProgress* run_;
   SampleStats sum_;
   std::FILE* out_;
   bool tty_;

@@ -13,6 +13,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 #include <sstream>
 
 #include "eval/cli/command.h"
@@ -240,6 +242,10 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   engine.batch_decode = batch_decode;
   engine.shard = shard;
   if (a.save_prompts) engine.prompts_dir = out / "prompts";
+  engine.stop_tokens = opened.stop_tokens();
+  // Every task with unfinished variants, first counted for the run's progress line.
+  std::vector<std::pair<std::unique_ptr<LongBenchEngineTask>, std::vector<EngineVariant>>> pending;
+  RunProgress progress;
   for (const auto& d : data) {
     const std::string name(d.task->name);
     const auto all_ids = d.ids();
@@ -255,10 +261,12 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
       std::cerr << fmt::format("{}: complete, skipped\n", name);
       continue;
     }
-    engine.stop_tokens = opened.stop_tokens();
-    const LongBenchEngineTask task(d, tok, prompt_options);
-    run_task(opened.model(), task, todo, engine);
+    auto task = std::make_unique<LongBenchEngineTask>(d, tok, prompt_options);
+    progress.pending += pending_samples(*task, todo, engine);
+    pending.emplace_back(std::move(task), std::move(todo));
   }
+  engine.run_progress = &progress;
+  for (const auto& [task, todo] : pending) run_task(opened.model(), *task, todo, engine);
 
   ScoreOptions score;
   score.longbench_e = a.longbench_e;

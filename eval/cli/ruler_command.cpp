@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
+#include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
 #include "eval/ruler/ruler_generate.h"
 #include "eval/ruler/ruler_score.h"
@@ -204,9 +206,16 @@ int run_ruler(const std::vector<std::string>& args) {
   engine.batch_decode = batch_decode;
   engine.shard = shard;
   engine.context_tokens = context;
-  double run_seconds = 0;
+  engine.stop_tokens = opened.stop_tokens();
+  // Every (length, task) with unfinished variants, first counted for the run's progress line.
+  struct Pending {
+    int64_t length;
+    std::unique_ptr<RulerEngineTask> task;
+    std::vector<EngineVariant> todo;
+  };
+  std::vector<Pending> pending;
+  RunProgress progress;
   for (auto len : lengths) {
-    if (save_prompts) engine.prompts_dir = out / "prompts" / std::to_string(len);
     for (const auto* t : tasks) {
       const auto& ids = ids_of.at({len, t->name});
       std::vector<EngineVariant> todo;
@@ -216,10 +225,16 @@ int run_ruler(const std::vector<std::string>& args) {
         todo.push_back({p.method->describe(), dir, p.method.get()});
       }
       if (todo.empty()) continue;
-      engine.stop_tokens = opened.stop_tokens();
-      const RulerEngineTask task(*t, data.at({len, t->name}), tok, chat);
-      run_seconds += run_task(opened.model(), task, todo, engine).wall_seconds;
+      auto task = std::make_unique<RulerEngineTask>(*t, data.at({len, t->name}), tok, chat);
+      progress.pending += pending_samples(*task, todo, engine);
+      pending.push_back({len, std::move(task), std::move(todo)});
     }
+  }
+  engine.run_progress = &progress;
+  double run_seconds = 0;
+  for (const auto& p : pending) {
+    engine.prompts_dir = save_prompts ? out / "prompts" / std::to_string(p.length) : fs::path{};
+    run_seconds += run_task(opened.model(), *p.task, p.todo, engine).wall_seconds;
   }
 
   // Merge finished shards; score each variant whose every file is complete.

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <memory>
 #include <set>
+#include <string>
+#include <utility>
 #include <stdexcept>
 
 #include "core/compress/observation_share.h"
@@ -25,6 +27,18 @@ namespace fs = std::filesystem;
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The samples of `task` that `shard` owns, and how many of them `finished(id)` holds.
+template <typename Finished>
+std::pair<std::size_t, std::size_t> owned_and_done(const Task& task, const Shard& shard, Finished finished) {
+  std::size_t mine = 0, done = 0;
+  for (std::size_t k = 0; k < task.size(); ++k) {
+    if (!shard.owns(k)) continue;
+    ++mine;
+    done += finished(task.sample_id(k)) ? 1 : 0;
+  }
+  return {mine, done};
 }
 
 std::string prompt_record(const std::string& id, const TaskPrompt& p) {
@@ -103,6 +117,18 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
   return name;
 }
 
+std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& variants, const EngineOptions& options) {
+  std::vector<std::set<std::string>> finished;  // each variant's ids, read as run_task's files would find them
+  for (const auto& v : variants) {
+    const auto ids = read_prediction_ids(prediction_path(v.out_dir, task.name(), options.shard));
+    finished.emplace_back(ids ? std::set<std::string>(ids->begin(), ids->end()) : std::set<std::string>{});
+  }
+  const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
+    return std::all_of(finished.begin(), finished.end(), [&](const auto& f) { return f.count(id) != 0; });
+  });
+  return mine - done;
+}
+
 EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vector<EngineVariant>& variants,
                          const EngineOptions& options) {
   EngineTaskStats stats;
@@ -126,13 +152,9 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
     prompts = std::make_unique<PredictionFile>(prediction_path(options.prompts_dir, task.name(), options.shard),
                                                WarningSink{}, "prompt");
   }
-  std::size_t mine = 0, done = 0;
-  for (std::size_t k = 0; k < task.size(); ++k) {
-    if (!options.shard.owns(k)) continue;
-    ++mine;
-    const auto& id = task.sample_id(k);
-    done += std::all_of(files.begin(), files.end(), [&](const auto& f) { return f->has(id); }) ? 1 : 0;
-  }
+  const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
+    return std::all_of(files.begin(), files.end(), [&](const auto& f) { return f->has(id); });
+  });
   if (done == mine) {
     stats.wall_seconds = seconds_since(t_start);
     return stats;
@@ -140,7 +162,8 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
   std::unique_ptr<ProgressBar> bar;
   if (options.progress) {
     bar = std::make_unique<ProgressBar>(
-        variants.size() > 1 ? fmt::format("{} x{}", task.name(), variants.size()) : task.name(), mine, done);
+        variants.size() > 1 ? fmt::format("{} x{}", task.name(), variants.size()) : task.name(), mine, done, stderr,
+        -1, 10.0, options.run_progress);
   }
 
   for (std::size_t k = 0; k < task.size(); ++k) {

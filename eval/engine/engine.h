@@ -26,6 +26,8 @@
 
 namespace ripplekv::eval {
 
+struct RunProgress;  // eval/progress_bar.h
+
 struct EngineVariant {
   std::string label;                          // for messages, e.g. "snapkv b128"
   std::filesystem::path out_dir;              // its run folder
@@ -39,6 +41,9 @@ struct EngineOptions {
   // Non-empty: each sample's prompt text and token counts go to <prompts_dir>/<task>.jsonl.
   std::filesystem::path prompts_dir;
   bool progress = true;  // a progress line with an ETA on stderr
+  // Not owned; may be null. The whole run's progress over the tasks of a command's call
+  // (its `pending` summed from pending_samples): each task's progress line shows it too.
+  RunProgress* run_progress = nullptr;
   // > 0: a sample whose prompt plus generation exceeds this many tokens is an error (naming
   // the task and sample) before anything of it runs.
   int64_t context_tokens = 0;
@@ -62,6 +67,10 @@ struct EngineTaskStats {
 // more than 240 characters (a file name holds 255 bytes) is cut to 200 and followed by a hash
 // of the whole text.
 std::string variant_folder(const std::string& method_text, const CompressionSpec& spec);
+
+// The samples of `task` that `options.shard` owns and some variant's predictions file lacks:
+// those run_task would prefill now. Reads the files without changing them.
+std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& variants, const EngineOptions& options);
 
 // Runs the samples of `task` that `options.shard` owns for every variant whose predictions
 // file lacks them. Throws std::invalid_argument when two variants share a folder.

@@ -190,7 +190,17 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
   CHECK_THROWS_WITH(run_task(*model, task, {{"a", dir / "x", full.get()}, {"b", dir / "x", snap.get()}}, o),
                     Catch::Contains("two variants write to"));
   // The full-cache variant finished earlier; the new snapkv variant still needs every sample.
+  // pending_samples counts what each call then prefills, reading the files without changing them.
+  CHECK(pending_samples(task, {{"full", dir / "full", full.get()}}, o) == 3);
   CHECK(run_task(*model, task, {{"full", dir / "full", full.get()}}, o).decodes == 3);
+  CHECK(pending_samples(task, {{"full", dir / "full", full.get()}}, o) == 0);
+  CHECK(pending_samples(task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o) == 3);
+  CHECK(!fs::exists(dir / "snap"));
+  {
+    EngineOptions sharded = o;
+    sharded.shard = parse_shard("1/2");  // sample 1 of 0, 1, 2
+    CHECK(pending_samples(task, {{"snap", dir / "snap", snap.get()}}, sharded) == 1);
+  }
   const auto s = run_task(*model, task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o);
   CHECK(s.samples == 3);
   CHECK(s.decodes == 3);
@@ -199,6 +209,7 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
     std::ofstream f(prediction_path(dir / "snap", task.name(), Shard{}), std::ios::app);
     f << "{\"_id\": \"9\", \"pr";
   }
+  CHECK(pending_samples(task, {{"snap", dir / "snap", snap.get()}}, o) == 0);
   CHECK(run_task(*model, task, {{"snap", dir / "snap", snap.get()}}, o).decodes == 0);
   o.prompts_dir = dir / "prompts";
   CHECK(run_task(*model, task, {{"snap2", dir / "snap2", snap.get()}}, o).decodes == 3);

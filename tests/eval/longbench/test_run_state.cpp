@@ -478,6 +478,7 @@ TEST_CASE("progress line: counts, rates and ETA, plain lines off a terminal", "[
     CHECK(bar.line().find("prefill 2000.0 tok/s") != std::string::npos);
     CHECK(bar.line().find("decode 40.0 tok/s") != std::string::npos);
     CHECK(bar.line().find("ETA 8s") != std::string::npos);
+    CHECK(bar.line().find("run") == std::string::npos);  // no whole run given
   }
   std::rewind(sink);
   std::string text;
@@ -488,4 +489,39 @@ TEST_CASE("progress line: counts, rates and ETA, plain lines off a terminal", "[
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);  // the first line and the final state
   CHECK(format_duration(3725) == "1h02m");
   CHECK(format_duration(185) == "3m05s");
+}
+
+TEST_CASE("progress line: the whole run's count and ETA beside the task's", "[eval][run]") {
+  std::FILE* runs = std::tmpfile();
+  REQUIRE(runs);
+  {
+    // A run of 3 tasks: 6 samples left in this one (4 of 10 done earlier), 9 in all.
+    RunProgress run;
+    run.pending = 9;
+    ProgressBar bar("trec", 10, 4, runs, /*tty=*/0, /*plain_interval_seconds=*/1e9, &run);
+    CHECK(bar.line().find("; run 0/9, ETA ?") != std::string::npos);
+    ProgressBar::SampleStats s;
+    s.wall_seconds = 3.0;
+    bar.sample_done(s);
+    bar.sample_done(s);
+    CHECK(run.run == 2);
+    CHECK(run.wall_seconds == Approx(6.0));
+    CHECK(bar.line().find("6/10") != std::string::npos);
+    CHECK(bar.line().find("ETA 12s; run 2/9, ETA 21s") != std::string::npos);  // 4 x 3 s here, 7 x 3 s in all
+    // A call of one task (its samples are all the call runs) shows no run part.
+    RunProgress last;
+    last.pending = 6;
+    ProgressBar only("trec", 10, 4, runs, 0, 1e9, &last);
+    CHECK(only.line().find("run") == std::string::npos);
+    only.finish();
+    bar.finish();
+  }
+  std::rewind(runs);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, runs)) text += buf;
+  std::fclose(runs);
+  // Off a terminal: each bar's first line, and the stopped task's last state with the run's.
+  CHECK(std::count(text.begin(), text.end(), '\n') == 3);
+  CHECK(text.find("trec 6/10 (60%) prefill - tok/s, decode - tok/s, ETA 12s; run 2/9, ETA 21s\n") != std::string::npos);
 }
