@@ -235,9 +235,10 @@ std::string results_csv(const std::vector<RunScores>& runs) {
   return out;
 }
 
-// Every file write_score_files may write; remove_score_files removes them.
+// Every file write_score_files may write, and RULER's ruler_scores.json (write_ruler_scores
+// writes the rest of its files under the same names); remove_score_files removes them.
 constexpr const char* kScoreFiles[] = {"result.json", "list_result.json", "sample_scores.json", "results.md",
-                                       "results.csv"};
+                                       "results.csv", "ruler_scores.json"};
 
 void remove_score_files(const std::filesystem::path& out_dir) {
   for (const char* name : kScoreFiles) std::filesystem::remove(out_dir / name);

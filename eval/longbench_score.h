@@ -66,8 +66,9 @@ std::string results_markdown(const std::vector<RunScores>& runs);
 std::string results_csv(const std::vector<RunScores>& runs);
 std::optional<double> average_score(const std::vector<TaskResult>& results);
 
-// Removes the files write_score_files writes that are in `out_dir`: scores of a sample set the
-// folder no longer stands for (it was extended to more samples).
+// Removes the score files of a LongBench or RULER run (write_score_files', write_ruler_scores')
+// that are in `out_dir`: scores of a sample set the folder no longer stands for (it was
+// extended to more samples).
 void remove_score_files(const std::filesystem::path& out_dir);
 
 // Writes result.json, list_result.json and sample_scores.json (plain mode only), results.md and

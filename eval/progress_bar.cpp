@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -54,11 +55,17 @@ std::string ProgressBar::line() const {
                         rate(sum_.generated_tokens, sum_.decode_seconds), format_duration(left));
   }
   std::string whole;
-  if (run_ && run_->pending > left_at_start_) {  // the run goes on after this task
-    const double run_left = run_->run > 0 && run_->wall_seconds > 0
-                                ? static_cast<double>(run_->pending > run_->run ? run_->pending - run_->run : 0) *
-                                      run_->wall_seconds / static_cast<double>(run_->run)
-                                : -1;
+  if (run_ && run_->pending > left_at_start_) {  // the run spans other tasks too
+    double run_left = -1;
+    if (run_->run >= run_->pending) {
+      run_left = 0;
+    } else if (run_->pending_tokens > 0 && run_->run_tokens > 0 && run_->wall_seconds > 0) {
+      run_left = static_cast<double>(std::max<int64_t>(0, run_->pending_tokens - run_->run_tokens)) *
+                 run_->wall_seconds / static_cast<double>(run_->run_tokens);
+    } else if (run_->run > 0 && run_->wall_seconds > 0) {
+      run_left = static_cast<double>(run_->pending > run_->run ? run_->pending - run_->run : 0) * run_->wall_seconds /
+                 static_cast<double>(run_->run);
+    }
     whole = fmt::format("; run {}/{}, ETA {}", run_->run, run_->pending, format_duration(run_left));
   }
   return fmt::format("{} {}{}/{} ({:.0f}%) {}{}", label_, bar, done_, total_, 100.0 * frac, rates, whole);
@@ -74,6 +81,7 @@ void ProgressBar::sample_done(const SampleStats& stats) {
   sum_.wall_seconds += stats.wall_seconds;
   if (run_) {
     ++run_->run;
+    run_->run_tokens += stats.prompt_tokens;
     run_->wall_seconds += stats.wall_seconds;
   }
   draw(/*force=*/done_ >= total_);

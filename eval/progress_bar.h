@@ -15,10 +15,15 @@ namespace ripplekv::eval {
 // The samples a command's call has to run over all its tasks (a RULER run's tasks and
 // lengths, LongBench's tasks), shared by the tasks' progress bars: each finished sample
 // counts here too, so every task's line can show the run's progress and time left.
+// The time left is the time per sample so far times the samples left or, where the command
+// knows the prompt lengths ahead (RULER's lengths), the time per prompt token times the tokens
+// left, so that a run of growing lengths is not estimated from its shortest prompts.
 struct RunProgress {
-  std::size_t pending = 0;  // samples this call runs, over all its tasks (set by the command)
-  std::size_t run = 0;      // of them, finished so far
-  double wall_seconds = 0;  // the wall time of those
+  std::size_t pending = 0;      // samples this call runs, over all its tasks (set by the command)
+  int64_t pending_tokens = 0;   // their prompt tokens, about (0: not known; set by the command)
+  std::size_t run = 0;          // of them, finished so far
+  int64_t run_tokens = 0;       // the prompt tokens of those
+  double wall_seconds = 0;      // their wall time
 };
 
 class ProgressBar {

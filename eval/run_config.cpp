@@ -114,17 +114,26 @@ std::string sample_count_task(const std::string& key) {
   return key.substr(first_dot + 1, last_dot - first_dot - 1);
 }
 
-// How a run that differs from a folder's only in sample counts ("max_samples",
-// "data.<task>.samples") relates to it.
+// How a run that differs from a folder's only in sample counts (LongBench's "max_samples" and
+// "data.<task>.samples"; RULER's "samples") relates to it.
 enum class CountChange {
   kNotCounts,    // another key differs too
   kSameSamples,  // only max_samples differs, and no task's count moves: the same predictions
-  kMore,         // a larger cap takes more of files the folder's cap had cut: an extension
+  kMore,         // a larger cap takes more of files the folder's cap had cut (or RULER's more of its
+                 // seeded samples): an extension
   kFewer,        // a smaller cap than the folder's
   kDataChanged,  // a count moved without the cap explaining it: the file changed
 };
 
 CountChange count_change(const nlohmann::json& existing, const nlohmann::json& wanted, const std::vector<std::string>& diff) {
+  // RULER's samples of a task are the first N of a stream seeded per sample (or of --data's
+  // files), the same for any larger N: a larger count extends the folder, a smaller one is refused.
+  if (diff == std::vector<std::string>{"samples"}) {
+    const auto& a = existing.value("samples", nlohmann::json());
+    const auto& b = wanted.value("samples", nlohmann::json());
+    if (!a.is_number_integer() || !b.is_number_integer()) return CountChange::kNotCounts;
+    return b.get<int64_t>() > a.get<int64_t>() ? CountChange::kMore : CountChange::kFewer;
+  }
   std::vector<std::string> moved;
   for (const auto& key : diff) {
     if (key == "max_samples") continue;
@@ -223,7 +232,7 @@ RunDirState examine_run_dir(const fs::path& dir, const nlohmann::ordered_json& r
     std::string hint;
     if (change == CountChange::kFewer) {
       hint = "(a run may take more samples of the same data than the folder holds, never fewer: give --max-samples "
-             "as large as the folder's, or larger)\n";
+             "(longbench) or --samples (ruler) as large as the folder's, or larger)\n";
     } else if (change == CountChange::kDataChanged) {
       hint = "(a task's sample count changed without --max-samples explaining it: its data file is not the one the "
              "folder was made from)\n";
@@ -284,7 +293,7 @@ bool extended_by_another_run(const fs::path& dir, const nlohmann::json& run) {
   // more of the same files exactly when this run would be a smaller cap than the folder's.
   const auto counts = [](const nlohmann::json& r) {
     nlohmann::json out = nlohmann::json::object();
-    for (const char* key : {"data", "max_samples"}) {
+    for (const char* key : {"data", "max_samples", "samples"}) {
       if (r.is_object() && r.contains(key)) out[key] = r.at(key);
     }
     return out;

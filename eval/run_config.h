@@ -80,8 +80,8 @@ void claim_run_dirs(const std::vector<RunDirClaim>& claims, const ClaimedRunDir&
 nlohmann::json read_run_config(const std::filesystem::path& dir);
 
 // Whether another run has extended <dir> to more samples since `run` claimed it: its
-// config.json now records more samples of one of `run`'s data files (false without a
-// config.json, or for a "run" without a LongBench "data" object). The run that claimed fewer
+// config.json now records more samples of one of `run`'s data files, or RULER's larger
+// "samples" (false without a config.json, or for a "run" with neither). The run that claimed fewer
 // keeps its predictions and writes no scores of its smaller set there.
 bool extended_by_another_run(const std::filesystem::path& dir, const nlohmann::json& run);
 

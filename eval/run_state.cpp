@@ -193,9 +193,9 @@ void PredictionFile::append_line(const std::string& id, const std::string& line)
   ids_.push_back(id);
 }
 
-std::optional<std::vector<std::string>> read_prediction_ids(const fs::path& path) {
+std::optional<std::vector<std::string>> read_prediction_ids(const fs::path& path, const std::string& required_key) {
   if (!fs::exists(path)) return std::nullopt;
-  return parse_prediction_text(path, read_all(path)).ids;
+  return parse_prediction_text(path, read_all(path), required_key).ids;
 }
 
 bool prediction_file_complete(const fs::path& path, const std::vector<std::string>& expected_ids) {

@@ -81,8 +81,10 @@ class PredictionFile {
 };
 
 // The ids of a prediction file's lines, in order, without modifying it (a torn last line
-// is ignored). nullopt if the file does not exist. Errors as PredictionFile.
-std::optional<std::vector<std::string>> read_prediction_ids(const std::filesystem::path& path);
+// is ignored). nullopt if the file does not exist. Errors as PredictionFile, whose
+// `required_key` every line must carry.
+std::optional<std::vector<std::string>> read_prediction_ids(const std::filesystem::path& path,
+                                                            const std::string& required_key = "pred");
 
 // True when `path` holds exactly `expected_ids` (any order, no extras, no duplicates).
 bool prediction_file_complete(const std::filesystem::path& path, const std::vector<std::string>& expected_ids);

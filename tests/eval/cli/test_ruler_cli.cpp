@@ -142,6 +142,44 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   CHECK(r.status != 0);
   CHECK(r.output.find("validation.jsonl:1") != std::string::npos);
   CHECK(r.output.find("outputs") != std::string::npos);
+
+  // A larger --samples extends the folder: the first samples come back unchanged (each from its
+  // own seeded stream), their predictions stay, only the new one runs, and the scores cover all.
+  auto with_samples = [&](int n) {
+    std::string args = base;
+    args.replace(args.find("--samples 2"), 11, "--samples " + std::to_string(n));
+    return args + " --methods full,snapkv --budgets 128 --out " + out.string();
+  };
+  const auto vt_data = read_text(out / "data" / "1024" / "vt" / "validation.jsonl");
+  r = run_ripplekv(with_samples(3));
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("snapkv_b128: extended to more samples of the same data") != std::string::npos);
+  CHECK(lines(out / "data" / "1024" / "vt" / "validation.jsonl") == 3);
+  CHECK(read_text(out / "data" / "1024" / "vt" / "validation.jsonl").rfind(vt_data, 0) == 0);
+  CHECK(lines(out / "snapkv_b128" / "1024" / "fwe.jsonl") == 3);
+  CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl").rfind(before, 0) == 0);  // kept byte for byte
+  CHECK(r.output.find("fwe x2 2/3") != std::string::npos);  // the one new sample ran
+  const auto scores = nlohmann::json::parse(read_text(out / "snapkv_b128" / "sample_scores.json"));
+  CHECK(scores["columns"]["fwe@1024"]["ids"].size() == 3);
+  CHECK(nlohmann::json::parse(read_text(out / "full" / "config.json"))["run"]["samples"] == 3);
+  // Fewer than the folder holds is refused.
+  r = run_ripplekv(with_samples(2));
+  CHECK(r.status != 0);
+  CHECK(r.output.find("samples: 3 there, 2 now") != std::string::npos);
+  CHECK(r.output.find("--samples (ruler) as large as the folder's") != std::string::npos);
+  // Samples there that the seed no longer generates (another generator, haystack or seed) stop
+  // the run before any folder is changed.
+  const auto input_at = vt_data.find("\"input\":\"");
+  REQUIRE(input_at != std::string::npos);
+  ripplekv::test::write_text(out / "data" / "1024" / "vt" / "validation.jsonl",
+                             read_text(out / "data" / "1024" / "vt" / "validation.jsonl").replace(input_at + 9, 1, "#"));
+  r = run_ripplekv(with_samples(4));
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.output.find("validation.jsonl: sample 0 is not the one --seed 42 generates now") != std::string::npos);
+  CHECK(nlohmann::json::parse(read_text(out / "full" / "config.json"))["run"]["samples"] == 3);
+  CHECK(lines(out / "data" / "1024" / "vt" / "validation.jsonl") == 3);
 }
 
 TEST_CASE("needle: a grid of depths x lengths for two variants, resumable", "[needle][cli]") {

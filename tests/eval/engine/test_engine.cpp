@@ -197,9 +197,10 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
   CHECK(pending_samples(task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o) == 3);
   CHECK(!fs::exists(dir / "snap"));
   {
+    // Shard 1/2 owns sample 1, and reads its own file (shards/), which the whole run did not write.
     EngineOptions sharded = o;
-    sharded.shard = parse_shard("1/2");  // sample 1 of 0, 1, 2
-    CHECK(pending_samples(task, {{"snap", dir / "snap", snap.get()}}, sharded) == 1);
+    sharded.shard = parse_shard("1/2");
+    CHECK(pending_samples(task, {{"full", dir / "full", full.get()}}, sharded) == 1);
   }
   const auto s = run_task(*model, task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o);
   CHECK(s.samples == 3);
@@ -215,6 +216,16 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
   CHECK(run_task(*model, task, {{"snap2", dir / "snap2", snap.get()}}, o).decodes == 3);
   CHECK(test::read_text(prediction_path(dir / "prompts", task.name(), Shard{})).find("\"prompt_tokens\":40") !=
         std::string::npos);
+  // A real sample's line torn (a kill mid-write): pending_samples counts it as not done and
+  // leaves the file as it is; run_task then redoes it.
+  o.prompts_dir.clear();
+  const auto snap2 = prediction_path(dir / "snap2", task.name(), Shard{});
+  const auto text = test::read_text(snap2);
+  const auto torn = text.substr(0, text.size() - 5);
+  test::write_text(snap2, torn);
+  CHECK(pending_samples(task, {{"snap2", dir / "snap2", snap.get()}}, o) == 1);
+  CHECK(test::read_text(snap2) == torn);
+  CHECK(run_task(*model, task, {{"snap2", dir / "snap2", snap.get()}}, o).decodes == 1);
 }
 
 TEST_CASE("engine: a full disk loses no kept-token line - the sample is redone with both records", "[engine]") {

@@ -107,6 +107,14 @@ TEST_CASE("resume after a kill: a torn last line is dropped and redone, nothing 
   CHECK(*ids == ids_of(samples));
   CHECK(prediction_file_complete(path, ids_of(samples)));
   CHECK(load_predictions_jsonl(path).size() == 4);
+  {
+    // Another task's records (fidelity's carry "kl", not "pred") are read by their own key.
+    const auto kl = path.parent_path() / "kl_records.jsonl";
+    std::ofstream(kl) << "{\"_id\":\"a\",\"kl\":0.5}\n{\"_id\":\"b\",\"kl\":0.25}\n";
+    CHECK_THROWS_WITH(read_prediction_ids(kl), Catch::Contains("pred"));
+    CHECK(read_prediction_ids(kl, "kl") == std::vector<std::string>{"a", "b"});
+    fs::remove(kl);
+  }
 
   // A complete but unparseable last line (a partial write that happened to end in '\n'
   // cannot occur with one write(), but a damaged disk block can) is dropped as well.
@@ -305,7 +313,7 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
   } catch (const std::runtime_error& e) {
     CHECK_THAT(e.what(), Catch::Contains("data.qasper.samples: 8 there, 4 now") &&
                              Catch::Contains("max_samples: 8 there, 4 now") &&
-                             Catch::Contains("never fewer: give --max-samples as large as the folder's"));
+                             Catch::Contains("never fewer: give --max-samples (longbench) or --samples (ruler) as large as the folder's"));
   }
   // trec (6, under the cap of 8) grows under a larger cap: its file changed, not the cap.
   CHECK_THROWS_WITH(claim_run_dir(dir, run_with(10, 10, 7), {}),
@@ -508,6 +516,18 @@ TEST_CASE("progress line: the whole run's count and ETA beside the task's", "[ev
     CHECK(run.wall_seconds == Approx(6.0));
     CHECK(bar.line().find("6/10") != std::string::npos);
     CHECK(bar.line().find("ETA 12s; run 2/9, ETA 21s") != std::string::npos);  // 4 x 3 s here, 7 x 3 s in all
+    // With the prompt tokens known ahead, the run's time left goes by tokens: 2,000 of 18,000
+    // took 6 s, so 48 s are left (not 21 s by samples, where later prompts are longer).
+    RunProgress by_tokens;
+    by_tokens.pending = 9;
+    by_tokens.pending_tokens = 18000;
+    ProgressBar longer("vt", 10, 4, runs, 0, 1e9, &by_tokens);
+    s.prompt_tokens = 1000;
+    longer.sample_done(s);
+    longer.sample_done(s);
+    CHECK(by_tokens.run_tokens == 2000);
+    CHECK(longer.line().find("; run 2/9, ETA 48s") != std::string::npos);
+    longer.finish();
     // A call of one task (its samples are all the call runs) shows no run part.
     RunProgress last;
     last.pending = 6;
@@ -521,7 +541,7 @@ TEST_CASE("progress line: the whole run's count and ETA beside the task's", "[ev
   char buf[512];
   while (std::fgets(buf, sizeof buf, runs)) text += buf;
   std::fclose(runs);
-  // Off a terminal: each bar's first line, and the stopped task's last state with the run's.
-  CHECK(std::count(text.begin(), text.end(), '\n') == 3);
+  // Off a terminal: each bar's first line, and the stopped tasks' last states with the run's.
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);
   CHECK(text.find("trec 6/10 (60%) prefill - tok/s, decode - tok/s, ETA 12s; run 2/9, ETA 21s\n") != std::string::npos);
 }
