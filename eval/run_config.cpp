@@ -126,9 +126,13 @@ enum class CountChange {
 };
 
 CountChange count_change(const nlohmann::json& existing, const nlohmann::json& wanted, const std::vector<std::string>& diff) {
-  // RULER's samples of a task are the first N of a stream seeded per sample (or of --data's
-  // files), the same for any larger N: a larger count extends the folder, a smaller one is refused.
+  // RULER's generated samples of a task are the first N of a stream seeded per sample, the same
+  // for any larger N: a larger count extends the folder, a smaller one is refused. (A --data
+  // run's files may change under it, and its count is only a cap: no extension there.)
   if (diff == std::vector<std::string>{"samples"}) {
+    if (existing.value("data", nlohmann::json()) != "generated" || wanted.value("data", nlohmann::json()) != "generated") {
+      return CountChange::kNotCounts;
+    }
     const auto& a = existing.value("samples", nlohmann::json());
     const auto& b = wanted.value("samples", nlohmann::json());
     if (!a.is_number_integer() || !b.is_number_integer()) return CountChange::kNotCounts;

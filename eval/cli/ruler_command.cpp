@@ -20,6 +20,7 @@
 #include "eval/cli/method_grid.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
+#include "eval/longbench_score.h"
 #include "eval/progress_bar.h"
 #include "eval/prompt_builder.h"
 #include "eval/ruler/ruler_generate.h"
@@ -138,8 +139,10 @@ int run_ruler(const std::vector<std::string>& args) {
   // (RULER's model_template_token), so that template + input + answer fit the length.
   const int64_t template_tokens = static_cast<int64_t>(ruler_prompt_ids(tok, chat, "", "").size());
 
-  // The samples: RULER's files (--data) or generated once into <out>/data (reused on resume).
+  // The samples: RULER's files (--data) or generated once into <out>/data (reused on resume),
+  // written there only once the run folders are claimed.
   std::map<std::pair<int64_t, std::string>, std::vector<RulerSample>> data;
+  std::vector<std::pair<fs::path, std::pair<int64_t, std::string>>> to_write;
   RulerResources resources;
   bool resources_loaded = false;
   const fs::path data_root = data_s.empty() ? out / "data" : fs::path(data_s);
@@ -178,14 +181,15 @@ int run_ruler(const std::vector<std::string>& args) {
       for (std::size_t k = 0; k < earlier.size(); ++k) {
         const auto& a = earlier[k];
         const auto& b = s.at(k);
-        if (a.index != b.index || a.input != b.input || a.outputs != b.outputs || a.answer_prefix != b.answer_prefix) {
+        if (a.index != b.index || a.input != b.input || a.outputs != b.outputs || a.answer_prefix != b.answer_prefix ||
+            a.length != b.length) {
           throw std::runtime_error(fmt::format(
               "{}: sample {} is not the one --seed {} generates now for {} samples of {} at {} tokens; the folder "
-              "was made with another seed, haystack, word lists or ripplekv: use another --out",
+              "was made with another seed, haystack, word lists, tokenizer or ripplekv: use another --out",
               path.string(), a.index, seed, samples, t->name, len));
         }
       }
-      write_ruler_samples(path, s);
+      to_write.push_back({path, {len, t->name}});
       data[{len, t->name}] = std::move(s);
     }
   }
@@ -211,6 +215,7 @@ int run_ruler(const std::vector<std::string>& args) {
   info_extra["chat_template_from"] = template_why;
   info_extra["template_tokens"] = template_tokens;
   const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler");
+  for (const auto& [path, key] : to_write) write_ruler_samples(path, data.at(key));
   std::cerr << fmt::format("ripplekv ruler: {} | {} | {} tasks x lengths {} x {} samples | {} | out {}{}\n", rt.model,
                            grid ? fmt::format("{} variants, one prefill per sample", plan.size()) : plan.front().method->describe(),
                            tasks.size(), lengths_csv, samples, template_why, out.string(),
@@ -277,6 +282,11 @@ int run_ruler(const std::vector<std::string>& args) {
     const std::string label = grid ? p.dir.filename().string() : p.method->describe();
     const auto scores = score_ruler_dir(p.dir, tasks, lengths);
     write_ruler_scores(p.dir, label, scores);
+    if (extended_by_another_run(p.dir, run_common)) {  // extended while these were written
+      remove_score_files(p.dir);
+      all = false;
+      continue;
+    }
     std::cout << ruler_scores_markdown(label, scores) << "\n";
   }
   std::cerr << fmt::format("ruler: data {:.1f} s, runs {:.1f} s\n", data_seconds, run_seconds);

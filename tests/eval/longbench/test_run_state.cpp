@@ -331,6 +331,21 @@ TEST_CASE("config.json: more samples of the same data extend the folder - fewer 
   CHECK(claim_run_dir(all, run_with(8, 5, 5), {}) == RunDirState::kMatches);  // a cap over 5 takes the same 5
 }
 
+TEST_CASE("config.json: RULER's generated samples extend the folder, a --data run's count does not", "[eval][run]") {
+  const auto dir = test::scratch_dir("ruler_samples");
+  auto run = [](int n, const char* data) {
+    return nlohmann::ordered_json{{"benchmark", "ruler"}, {"samples", n}, {"seed", 42}, {"data", data}};
+  };
+  CHECK(claim_run_dir(dir / "g", run(2, "generated"), {}) == RunDirState::kCreated);
+  CHECK(claim_run_dir(dir / "g", run(3, "generated"), {}) == RunDirState::kExtended);
+  CHECK(claim_run_dir(dir / "g", run(3, "generated"), {}) == RunDirState::kMatches);
+  CHECK_THROWS_WITH(check_run_dir(dir / "g", run(2, "generated"), {}),
+                    Catch::Contains("samples: 3 there, 2 now") && Catch::Contains("--samples (ruler) as large"));
+  CHECK(claim_run_dir(dir / "d", run(2, "/data/ruler"), {}) == RunDirState::kCreated);
+  CHECK_THROWS_WITH(check_run_dir(dir / "d", run(3, "/data/ruler"), {}), Catch::Contains("samples: 2 there, 3 now"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("config.json: method options are compared as in force when both configs record them", "[eval][run]") {
   const auto dir = test::scratch_dir("run_config_in_force");
   auto run_with = [](nlohmann::ordered_json given) {
