@@ -102,18 +102,13 @@ FinishedRun finish_run_dir(const fs::path& out_dir, const std::vector<TaskSample
     const auto ids = t.ids();
     const auto merged = prediction_path(out_dir, name, Shard{});
     if (prediction_file_complete(merged, ids)) continue;
-    const auto counts = shard_counts_present(out_dir, name);
-    if (counts.empty()) {
+    const auto count = sole_shard_count(out_dir, name);
+    if (!count) {
       const auto have = read_prediction_ids(merged);
       out.incomplete.push_back(fmt::format("{}: {} of {} samples done", name, have ? have->size() : 0, ids.size()));
       continue;
     }
-    if (counts.size() > 1) {
-      throw std::runtime_error(fmt::format("{}/shards: {} has shard files of {} different shard counts; a folder "
-                                           "holds one way of sharding: move the others away",
-                                           out_dir.string(), name, counts.size()));
-    }
-    const int n = counts.front();
+    const int n = *count;
     if (fs::exists(merged) && !earlier_merge_of_shards(out_dir, name, n)) {
       throw std::runtime_error(fmt::format("{}: a partial unsharded predictions file next to shard files; remove one "
                                            "of the two kinds",

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace ripplekv::eval {
@@ -311,15 +312,27 @@ std::vector<int> shard_counts_present(const fs::path& out_dir, const std::string
   return {counts.begin(), counts.end()};
 }
 
+std::optional<int> sole_shard_count(const fs::path& out_dir, const std::string& task) {
+  const auto counts = shard_counts_present(out_dir, task);
+  if (counts.empty()) return std::nullopt;
+  if (counts.size() > 1) {
+    throw std::runtime_error(fmt::format("{}/shards: {} has shard files of {} shard counts ({}); a folder holds one "
+                                         "way of sharding: move the files of all but one count away, or rerun every "
+                                         "shard with one --shard i/n",
+                                         out_dir.string(), task, counts.size(), fmt::join(counts, ", ")));
+  }
+  return counts.front();
+}
+
 bool complete_or_merge(const fs::path& out_dir, const std::string& task, const std::vector<std::string>& expected_ids) {
   if (prediction_file_complete(prediction_path(out_dir, task, Shard{}), expected_ids)) return true;
-  const auto counts = shard_counts_present(out_dir, task);
-  if (counts.size() != 1) return false;
-  for (int i = 0; i < counts.front(); ++i) {
-    const Shard shard{i, counts.front()};
+  const auto n = sole_shard_count(out_dir, task);
+  if (!n) return false;
+  for (int i = 0; i < *n; ++i) {
+    const Shard shard{i, *n};
     if (!prediction_file_complete(prediction_path(out_dir, task, shard), shard_ids(expected_ids, shard))) return false;
   }
-  merge_shards(out_dir, task, counts.front(), expected_ids);
+  merge_shards(out_dir, task, *n, expected_ids);
   return true;
 }
 

@@ -101,8 +101,9 @@ std::filesystem::path merge_shards(const std::filesystem::path& out_dir, const s
                                    const std::vector<std::string>& expected_ids);
 
 // True when <out_dir>/<task>.jsonl holds exactly `expected_ids`, merging the task's shard
-// files into it first when those of one shard count are all complete. False while anything
-// is missing (a shard still running).
+// files into it first when they are all complete. False while anything is missing (a shard
+// still running). Throws, as sole_shard_count does, when shard files of several counts are
+// present.
 bool complete_or_merge(const std::filesystem::path& out_dir, const std::string& task,
                        const std::vector<std::string>& expected_ids);
 
@@ -113,5 +114,11 @@ bool earlier_merge_of_shards(const std::filesystem::path& out_dir, const std::st
 
 // The shard counts n of the shards/<task>.shard-*-of-n.jsonl files present for `task`.
 std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, const std::string& task);
+
+// The one shard count of `task`'s shard files, nullopt when it has none. Throws
+// std::runtime_error naming the folder, the task and the counts when files of several counts
+// are present (say shard-0-of-2 and shard-0-of-3): a folder holds one way of sharding, and
+// such a folder would otherwise wait forever for a count's missing shards.
+std::optional<int> sole_shard_count(const std::filesystem::path& out_dir, const std::string& task);
 
 }  // namespace ripplekv::eval

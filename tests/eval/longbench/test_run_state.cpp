@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -200,6 +201,21 @@ TEST_CASE("shards merge into the original order, missing or duplicated samples a
   REQUIRE(records.size() == 7);
   for (std::size_t k = 0; k < 7; ++k) CHECK(records[k].pred == "pred of id" + std::to_string(k));
   CHECK_THROWS_WITH(merge_shards(dir, "hotpotqa", 4, ids), Catch::Contains("shard-0-of-4") && Catch::Contains("missing"));
+
+  // Shard files of a second count: an error naming both counts, not a wait for shards that never come.
+  CHECK(sole_shard_count(dir, "hotpotqa") == std::optional<int>(3));
+  CHECK(sole_shard_count(dir, "qasper") == std::nullopt);
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 2}));
+    f.append(samples[0], "pred of id0");
+  }
+  CHECK_THROWS_WITH(sole_shard_count(dir, "hotpotqa"),
+                    Catch::Contains("hotpotqa") && Catch::Contains("2 shard counts (2, 3)"));
+  CHECK(complete_or_merge(dir, "hotpotqa", ids));  // the merged file is complete: the shards are not read
+  auto more_ids = ids;
+  more_ids.push_back("id7");
+  CHECK_THROWS_WITH(complete_or_merge(dir, "hotpotqa", more_ids), Catch::Contains("2 shard counts (2, 3)"));
+  CHECK(*read_prediction_ids(merged) == ids);  // left as it was
 }
 
 TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][run]") {
@@ -251,6 +267,11 @@ TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][ru
   CHECK_FALSE(earlier_merge_of_shards(dir, "hotpotqa", 2));
   t.samples = make_samples(6);  // and it is partial: 5 of 6
   CHECK_THROWS_WITH(finish_run_dir(dir, {t}, {}), Catch::Contains("partial unsharded"));
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 3}));
+    f.append(t.samples[0], "ans0");
+  }
+  CHECK_THROWS_WITH(finish_run_dir(dir, {t}, {}), Catch::Contains("2 shard counts (2, 3)"));
 }
 
 TEST_CASE("config.json: written once, matched on rerun, a different run is an error naming the keys", "[eval][run]") {
