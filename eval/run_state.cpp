@@ -317,11 +317,28 @@ std::optional<int> sole_shard_count(const fs::path& out_dir, const std::string& 
   if (counts.empty()) return std::nullopt;
   if (counts.size() > 1) {
     throw std::runtime_error(fmt::format("{}/shards: {} has shard files of {} shard counts ({}); a folder holds one "
-                                         "way of sharding: move the files of all but one count away, or rerun every "
-                                         "shard with one --shard i/n",
-                                         out_dir.string(), task, counts.size(), fmt::join(counts, ", ")));
+                                         "way of sharding: move the {}.shard-*-of-m.jsonl files of every count m but "
+                                         "the one to keep out of shards/, finish that count's shards, then rerun any "
+                                         "shard's command to merge and score",
+                                         out_dir.string(), task, counts.size(), fmt::join(counts, ", "), task));
   }
   return counts.front();
+}
+
+void check_shard_count(const fs::path& out_dir, const std::string& task, const Shard& shard) {
+  if (shard.is_whole()) return;
+  std::vector<int> others;
+  for (const int m : shard_counts_present(out_dir, task)) {
+    if (m != shard.count) others.push_back(m);
+  }
+  if (others.empty()) return;
+  const int m = others.front();  // several only when the folder is already unmergeable
+  throw std::runtime_error(fmt::format(
+      "{}/shards holds {}'s files of {} shards, and this run is --shard {}/{}: rerun with --shard i/{} (each i from 0 "
+      "to {}) to finish that sharding; or, to start over with {} shards, move {}.shard-*-of-{}.jsonl and {}.jsonl out "
+      "of the folder (their samples are then redone)",
+      out_dir.string(), task, fmt::join(others, " and "), shard.index, shard.count, m, m - 1, shard.count, task,
+      m, task));
 }
 
 bool complete_or_merge(const fs::path& out_dir, const std::string& task, const std::vector<std::string>& expected_ids) {

@@ -121,4 +121,10 @@ std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, cons
 // such a folder would otherwise wait forever for a count's missing shards.
 std::optional<int> sole_shard_count(const std::filesystem::path& out_dir, const std::string& task);
 
+// Refuses a shard's run (n > 1) into a folder whose shards/ holds `task`'s files of another
+// count m: those files and this run's would never merge (sole_shard_count would stop the
+// scoring), and finishing them needs --shard i/m. Throws std::runtime_error naming the folder,
+// the counts and both ways on; returns for a whole run, which writes <task>.jsonl.
+void check_shard_count(const std::filesystem::path& out_dir, const std::string& task, const Shard& shard);
+
 }  // namespace ripplekv::eval

@@ -3,6 +3,7 @@
 // shardable (eval/run_state.h), then scored as eval.py scores them (eval/longbench_score.h).
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +17,8 @@
 #include <utility>
 #include <vector>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
@@ -229,6 +232,13 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   nlohmann::ordered_json info_extra;
   info_extra["max_input_tokens_from"] = max_input.source;
   info_extra["chat_template_from"] = template_why;
+  // Another shard count in a folder is refused before any folder is changed (claimed, extended).
+  for (const auto& p : plan) {
+    for (const auto& d : data) {
+      const std::string name(d.task->name);
+      if (!prediction_file_complete(prediction_path(p.dir, name, Shard{}), d.ids())) check_shard_count(p.dir, name, shard);
+    }
+  }
   const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "longbench");
   const auto& variants = claimed.variants;
 
@@ -273,6 +283,7 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   score.read.skip_malformed_lines = false;
   std::vector<RunScores> scored;
   std::vector<std::string> waiting;
+  std::vector<std::string> unmergeable;
   bool shards_waiting = false;
   for (const auto& p : plan) {
     const std::string prefix = grid ? p.dir.filename().string() + ": " : "";
@@ -280,7 +291,12 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
     // a run beside a shard): this run's predictions stay, its scores of the smaller set do not.
     // Checked again after scoring, since the extension can land in between.
     std::optional<FinishedRun> finished;
-    if (!eval::extended_by_another_run(p.dir, run_common)) finished = finish_run_dir(p.dir, data, score);
+    try {  // a folder that cannot merge is reported after the others are scored
+      if (!eval::extended_by_another_run(p.dir, run_common)) finished = finish_run_dir(p.dir, data, score);
+    } catch (const std::runtime_error& e) {
+      unmergeable.emplace_back(prefix + e.what());
+      continue;
+    }
     if (!finished || (finished->complete && eval::extended_by_another_run(p.dir, run_common))) {
       if (finished) eval::remove_score_files(p.dir);
       const auto cap = eval::read_run_config(p.dir).value("max_samples", int64_t{0});
@@ -307,6 +323,7 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
     }
   }
   if (!scored.empty()) std::cout << results_markdown(scored);
+  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
   return 0;
 }
 

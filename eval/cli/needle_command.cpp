@@ -5,9 +5,13 @@
 // read by `ripplekv table`) and results.md.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "eval/cli/command.h"
 #include "eval/cli/method_grid.h"
@@ -122,8 +126,16 @@ int run_needle(const std::vector<std::string>& args) {
     const auto st = run_task(opened.model(), task, todo, engine);
     std::cerr << fmt::format("needle: {} cells prefilled, {} predictions in {:.1f} s\n", st.samples, st.decodes, st.wall_seconds);
   }
+  std::vector<std::string> unmergeable;  // reported after the other folders are scored
   for (const auto& p : plan) {
-    if (!complete_or_merge(p.dir, task.name(), ids)) {
+    bool complete = false;
+    try {
+      complete = complete_or_merge(p.dir, task.name(), ids);
+    } catch (const std::runtime_error& e) {
+      unmergeable.emplace_back(e.what());
+      continue;
+    }
+    if (!complete) {
       std::cerr << fmt::format("{}: not complete yet (other shards running)\n", p.dir.string());
       continue;
     }
@@ -131,6 +143,7 @@ int run_needle(const std::vector<std::string>& args) {
     std::cout << write_needle_results(p.dir, label, lengths, depths) << "\n";
   }
   std::cerr << "heatmaps: .venv/bin/python scripts/plot_needle.py <run folder>... --out <folder>\n";
+  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
   return 0;
 }
 

@@ -7,6 +7,7 @@
 //   <out>[/<variant>]/result.json, results.md     scores ({"<task>@<length>": score})
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -214,6 +215,21 @@ int run_ruler(const std::vector<std::string>& args) {
   nlohmann::ordered_json info_extra;
   info_extra["chat_template_from"] = template_why;
   info_extra["template_tokens"] = template_tokens;
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> ids_of;
+  for (const auto& [key, samples_here] : data) {
+    for (const auto& s : samples_here) ids_of[key].push_back(std::to_string(s.index));
+  }
+  // Another shard count in a folder is refused before any folder is changed (claimed, extended).
+  for (const auto& p : plan) {
+    for (auto len : lengths) {
+      for (const auto* t : tasks) {
+        const auto dir = p.dir / std::to_string(len);
+        if (!prediction_file_complete(prediction_path(dir, t->name, Shard{}), ids_of.at({len, t->name}))) {
+          check_shard_count(dir, t->name, shard);
+        }
+      }
+    }
+  }
   const auto claimed = claim_variant_dirs(plan, shard, run_common, info_extra, "ruler");
   for (const auto& [path, key] : to_write) write_ruler_samples(path, data.at(key));
   std::cerr << fmt::format("ripplekv ruler: {} | {} | {} tasks x lengths {} x {} samples | {} | out {}{}\n", rt.model,
@@ -221,10 +237,6 @@ int run_ruler(const std::vector<std::string>& args) {
                            tasks.size(), lengths_csv, samples, template_why, out.string(),
                            shard.is_whole() ? "" : fmt::format(" | shard {}/{}", shard.index, shard.count));
 
-  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> ids_of;
-  for (const auto& [key, samples_here] : data) {
-    for (const auto& s : samples_here) ids_of[key].push_back(std::to_string(s.index));
-  }
   EngineOptions engine;
   engine.batch_decode = batch_decode;
   engine.shard = shard;
@@ -265,6 +277,7 @@ int run_ruler(const std::vector<std::string>& args) {
 
   // Merge finished shards; score each variant whose every file is complete.
   bool all = true;
+  std::vector<std::string> unmergeable;
   for (const auto& p : plan) {
     if (extended_by_another_run(p.dir, run_common)) {  // its scores are that run's to write
       std::cerr << fmt::format("{}: extended to more samples by another run; not scored here\n", p.dir.string());
@@ -272,8 +285,14 @@ int run_ruler(const std::vector<std::string>& args) {
       continue;
     }
     bool complete = true;
-    for (auto len : lengths) {
-      for (const auto* t : tasks) complete &= complete_or_merge(p.dir / std::to_string(len), t->name, ids_of.at({len, t->name}));
+    try {  // a folder that cannot merge is reported after the others are scored
+      for (auto len : lengths) {
+        for (const auto* t : tasks) complete &= complete_or_merge(p.dir / std::to_string(len), t->name, ids_of.at({len, t->name}));
+      }
+    } catch (const std::runtime_error& e) {
+      unmergeable.emplace_back(e.what());
+      all = false;
+      continue;
     }
     if (!complete) {
       all = false;
@@ -290,7 +309,10 @@ int run_ruler(const std::vector<std::string>& args) {
     std::cout << ruler_scores_markdown(label, scores) << "\n";
   }
   std::cerr << fmt::format("ruler: data {:.1f} s, runs {:.1f} s\n", data_seconds, run_seconds);
-  if (!all) std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
+  if (!all && unmergeable.size() != plan.size()) {
+    std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
+  }
+  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
   return 0;
 }
 

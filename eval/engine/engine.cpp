@@ -120,6 +120,7 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
 std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& variants, const EngineOptions& options) {
   std::vector<std::set<std::string>> finished;  // each variant's ids, read as run_task's files would find them
   for (const auto& v : variants) {
+    check_shard_count(v.out_dir, task.name(), options.shard);
     const auto ids = read_prediction_ids(prediction_path(v.out_dir, task.name(), options.shard), task.record_key());
     finished.emplace_back(ids ? std::set<std::string>(ids->begin(), ids->end()) : std::set<std::string>{});
   }
@@ -142,6 +143,7 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
       }
     }
   }
+  for (const auto& v : variants) check_shard_count(v.out_dir, task.name(), options.shard);  // the commands check first
   std::vector<std::unique_ptr<PredictionFile>> files;
   for (const auto& v : variants) {
     files.push_back(

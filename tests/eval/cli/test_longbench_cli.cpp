@@ -144,6 +144,17 @@ TEST_CASE("longbench shards: each shard writes its samples, the last one merges 
   r = run_ripplekv("longbench-merge --out " + out.string());
   CHECK(r.status == 0);
 
+  // Extending with another shard count is refused before the folder changes: the 3-shard files
+  // and the 2-shard ones would never merge.
+  const std::string five = "longbench " + stories_args() + " --data " + mini() + " --tasks trec --max-samples 5";
+  r = run_ripplekv(five + " --shard 0/3 --out " + out.string());
+  CHECK(r.status != 0);
+  CHECK(r.output.find("trec's files of 2 shards, and this run is --shard 0/3: rerun with --shard i/2") !=
+        std::string::npos);
+  CHECK(nlohmann::json::parse(read_text(out / "config.json")).at("run").at("max_samples") == 3);
+  CHECK(fs::exists(out / "result.json"));
+  CHECK_FALSE(fs::exists(out / "shards" / "trec.shard-0-of-3.jsonl"));
+
   // More samples of the same data extend both folders, sharded and not: the finished
   // predictions stay, the new ones are added, and the two still agree byte for byte.
   const auto merged_before = read_text(out / "trec.jsonl");

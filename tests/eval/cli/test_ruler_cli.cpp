@@ -103,6 +103,20 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   CHECK(read_text(sharded / "data" / "1024" / "fwe" / "validation.jsonl") == read_text(out / "data" / "1024" / "fwe" / "validation.jsonl"));
   CHECK(read_text(sharded / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
   CHECK(read_text(sharded / "snapkv_b128" / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+  // Another shard count into the same folders is refused before it runs: its files and the
+  // 2-shard ones would never merge.
+  std::string three = base;
+  three.replace(three.find("--samples 2"), 11, "--samples 3");
+  r = run_ripplekv(three + " --methods full,snapkv --budgets 128 --shard 0/3 --out " + sharded.string());
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.output.find("vt's files of 2 shards, and this run is --shard 0/3: rerun with --shard i/2 (each i from 0 to 1)") !=
+        std::string::npos);
+  CHECK(!fs::exists(sharded / "full" / "1024" / "shards" / "vt.shard-0-of-3.jsonl"));
+  // ... and before any folder is changed: still 2 samples, scored, its data not extended.
+  CHECK(nlohmann::json::parse(read_text(sharded / "full" / "config.json"))["run"]["samples"] == 2);
+  CHECK(read_text(sharded / "snapkv_b128" / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+  CHECK(lines(sharded / "data" / "1024" / "vt" / "validation.jsonl") == 2);
   // --decode sequential writes what a single-method run writes, byte for byte.
   const auto seq = scratch("sequential");
   r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --decode sequential --out " + seq.string());

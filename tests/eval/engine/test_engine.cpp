@@ -228,6 +228,29 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
   CHECK(run_task(*model, task, {{"snap2", dir / "snap2", snap.get()}}, o).decodes == 1);
 }
 
+TEST_CASE("engine: a shard of another count than the folder's shard files is refused before any sample runs",
+          "[engine]") {
+  const auto model = load_model(test::fixture("compression/model"), {});
+  const auto dir = test::scratch_dir("engine", "shard_count");
+  const RandomTokensTask task(static_cast<int>(model->config().vocab_size), 3, 40, 4);
+  const auto full = CompressionMethod::create(parse_method("full", 0), model->config());
+  const std::vector<EngineVariant> variants{{"full", dir / "full", full.get()}};
+  EngineOptions o;
+  o.progress = false;
+  o.shard = parse_shard("0/2");
+  CHECK(run_task(*model, task, variants, o).decodes == 2);
+  o.shard = parse_shard("1/3");
+  const auto message = "random_tokens's files of 2 shards, and this run is --shard 1/3: rerun with --shard i/2 (each i from 0 to 1)";
+  CHECK_THROWS_WITH(pending_samples(task, variants, o), Catch::Contains(message));
+  CHECK_THROWS_WITH(run_task(*model, task, variants, o), Catch::Contains(message));
+  CHECK(shard_counts_present(dir / "full", task.name()) == std::vector<int>{2});  // nothing of 3 written
+  // The same count goes on, and a whole run (which writes <task>.jsonl) is not a shard's.
+  o.shard = parse_shard("1/2");
+  CHECK(run_task(*model, task, variants, o).decodes == 1);
+  o.shard = Shard{};
+  CHECK(run_task(*model, task, variants, o).decodes == 3);
+}
+
 TEST_CASE("engine: a full disk loses no kept-token line - the sample is redone with both records", "[engine]") {
   const auto model = load_model(test::fixture("compression/model"), {});
   const auto dir = test::scratch_dir("engine", "disk_full");
