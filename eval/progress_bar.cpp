@@ -63,8 +63,7 @@ std::string ProgressBar::line() const {
       run_left = static_cast<double>(std::max<int64_t>(0, run_->pending_tokens - run_->run_tokens)) *
                  run_->wall_seconds / static_cast<double>(run_->run_tokens);
     } else if (run_->run > 0 && run_->wall_seconds > 0) {
-      run_left = static_cast<double>(run_->pending > run_->run ? run_->pending - run_->run : 0) * run_->wall_seconds /
-                 static_cast<double>(run_->run);
+      run_left = static_cast<double>(run_->pending - run_->run) * run_->wall_seconds / static_cast<double>(run_->run);
     }
     whole = fmt::format("; run {}/{}, ETA {}", run_->run, run_->pending, format_duration(run_left));
   }

@@ -291,7 +291,6 @@ int run_ruler(const std::vector<std::string>& args) {
       }
     } catch (const std::runtime_error& e) {
       unmergeable.emplace_back(e.what());
-      all = false;
       continue;
     }
     if (!complete) {
@@ -309,9 +308,7 @@ int run_ruler(const std::vector<std::string>& args) {
     std::cout << ruler_scores_markdown(label, scores) << "\n";
   }
   std::cerr << fmt::format("ruler: data {:.1f} s, runs {:.1f} s\n", data_seconds, run_seconds);
-  if (!all && unmergeable.size() != plan.size()) {
-    std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
-  }
+  if (!all) std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
   if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
   return 0;
 }
