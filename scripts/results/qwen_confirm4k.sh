@@ -25,7 +25,7 @@
 #                                                 that also kills /usr/bin/time loses the peak)
 # Environment: BIN (default build/ripplekv), MODEL (default: scripts/get_model.sh's checkpoint),
 # LOGS (default /tmp/ripplekv_confirm4k: each shard's output, with its progress line and ETA).
-# Each shard's wall time per call and peak memory are appended to <folder>/wall_times.txt.
+# Each shard's wall time per call, peak memory and CPU kernels are appended to <folder>/wall_times.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
@@ -45,7 +45,7 @@ done_prompts() {  # distinct (task, sample) predictions of the full-cache run, m
   done | sort -u | wc -l
 }
 
-shard() {  # shard I: one 1-thread shard of the fixed command, its time and peak appended
+shard() {  # shard I: one 1-thread shard of the fixed command, its time, peak and kernels appended
   local start rc=0
   start=$(date +%s)
   /usr/bin/time -v -o "$LOGS/time_shard$1.txt" "$BIN" ruler --model "$MODEL" --dtype bfloat16 --threads 1 \
@@ -54,7 +54,14 @@ shard() {  # shard I: one 1-thread shard of the fixed command, its time and peak
   local peak
   peak=$(awk '/Maximum resident/{printf "%.1f", $6/1048576}' "$LOGS/time_shard$1.txt")
   echo "shard $1/2: $(date -u +%FT%TZ) ran $(( $(date +%s) - start )) s, exit $rc, peak $peak GiB," \
-    "$(done_prompts) of $((SAMPLES * TASKS)) prompts done" >> "$DIR/wall_times.txt"
+    "$(done_prompts) of $((SAMPLES * TASKS)) prompts done, kernels $(kernels "$1")" >> "$DIR/wall_times.txt"
+}
+
+kernels() {  # the CPU kernels shard I ran with (the bits follow them; the CPU may change between sessions)
+  local k  # the run notes a resume whose kernels differ from the ones config.json recorded first
+  k=$(grep -o 'resumed with [^:]*:' "$LOGS/log_shard$1.txt" | head -1 | sed 's/^resumed with //; s/:$//')
+  [ -n "$k" ] || k=$(sed -n 's/.*"cpu_kernels": "\(.*\)".*/\1/p' "$DIR/runs/full/config.json")
+  echo "${k:-unknown} ($(lscpu | sed -n 's/^Model name: *//p'))"
 }
 # The whole file is read before anything runs (main below), so editing it while a run goes on
 # cannot change what the running shell executes next.
@@ -66,6 +73,7 @@ main() {
   [ $# -eq 0 ] || { echo "qwen_confirm4k.sh: unknown argument $1 (none, or status)" >&2; exit 2; }
 
   MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
+  scripts/get_ruler_data.sh > /dev/null   # RULER's word lists (a fresh machine lacks them)
   LOGS=${LOGS:-/tmp/ripplekv_confirm4k}
   mkdir -p "$DIR" "$LOGS"
   shard 0 & shard 1 & wait
