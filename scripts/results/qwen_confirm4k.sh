@@ -23,6 +23,7 @@
 #   scripts/results/qwen_confirm4k.sh status    prompts done of 836 (no scores)
 #   pkill -TERM -x ripplekv                       stop both shards (each logs its time; a pattern
 #                                                 that also kills /usr/bin/time loses the peak)
+# Needs scripts/setup.sh first (build/ripplekv and the .venv that get_model.sh and get_ruler_data.sh use).
 # Environment: BIN (default build/ripplekv), MODEL (default: scripts/get_model.sh's checkpoint),
 # LOGS (default /tmp/ripplekv_confirm4k: each shard's output, with its progress line and ETA).
 # Each shard's wall time per call, peak memory and CPU kernels are appended to <folder>/wall_times.txt.

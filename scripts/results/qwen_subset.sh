@@ -15,6 +15,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 OUT=${OUT:-results/qwen2.5-coder-1.5b-instruct}
 MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
+scripts/get_ruler_data.sh > /dev/null   # RULER's word lists: `ruler` generates its prompts from them
 TEXTS=../shared/data/longbench/raw/multi_news.jsonl
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi

@@ -20,6 +20,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 OUT=${OUT:-results/smollm2-135m-instruct}
 MODEL=${MODEL:-$(scripts/get_model.sh smollm2-135m-instruct | tail -1)}
+scripts/get_ruler_data.sh > /dev/null   # RULER's word lists: `ruler` generates its prompts from them
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
