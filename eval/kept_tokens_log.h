@@ -3,7 +3,9 @@
 // sample to kept/<task>.jsonl (kept/<task>.shard-i-of-n.jsonl for a shard), before the
 // sample's prediction line, so that a finished sample (one with a prediction) always has its
 // line, even when the disk fills or the run is killed between the two writes (the sample is
-// then redone and its line written again; the last line of an id counts):
+// then redone and its line written again; the last line of an id counts). A sample a run
+// copies from another prediction file of its folder (predictions_in_other_files) keeps its
+// line in that file's log, which is why readers take every kept/*.jsonl:
 //   {"_id": ..., "prompt_tokens": 380, "compressed": true, "kept": [96, 80, ...]}
 // Nothing reads these files to decide anything (a missing line only thins the statistics).
 // Torch-free.

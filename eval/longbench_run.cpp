@@ -109,10 +109,8 @@ FinishedRun finish_run_dir(const fs::path& out_dir, const std::vector<TaskSample
       continue;
     }
     const int n = *count;
-    if (fs::exists(merged) && !earlier_merge_of_shards(out_dir, name, n)) {
-      throw std::runtime_error(fmt::format("{}: a partial unsharded predictions file next to shard files; remove one "
-                                           "of the two kinds",
-                                           merged.string()));
+    if (fs::exists(merged)) {
+      if (const auto conflict = whole_and_shards_disagree(out_dir, name, n)) throw std::runtime_error(*conflict);
     }
     std::vector<std::string> waiting;
     for (int i = 0; i < n; ++i) {

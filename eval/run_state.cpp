@@ -281,22 +281,59 @@ fs::path merge_shards(const fs::path& out_dir, const std::string& task, int shar
   return target;
 }
 
-bool earlier_merge_of_shards(const fs::path& out_dir, const std::string& task, int shard_count) {
-  const auto merged = prediction_path(out_dir, task, Shard{});
-  const auto file = parse_prediction_text(merged, read_all(merged));
-  if (file.dropped) return false;
-  std::unordered_map<std::string, std::string> shard_line;
+std::optional<std::string> whole_and_shards_disagree(const fs::path& out_dir, const std::string& task,
+                                                     int shard_count) {
+  const auto whole = prediction_path(out_dir, task, Shard{});
+  const auto file = parse_prediction_text(whole, read_all(whole));
+  struct Held {
+    std::string line;
+    fs::path path;
+  };
+  std::unordered_map<std::string, Held> shard_line;
   for (int i = 0; i < shard_count; ++i) {
     const auto path = prediction_path(out_dir, task, Shard{i, shard_count});
     if (!fs::exists(path)) continue;
     const auto part = parse_prediction_text(path, read_all(path));
-    for (std::size_t l = 0; l < part.ids.size(); ++l) shard_line.emplace(part.ids[l], part.lines[l]);
+    for (std::size_t l = 0; l < part.ids.size(); ++l) shard_line.emplace(part.ids[l], Held{part.lines[l], path});
   }
   for (std::size_t l = 0; l < file.ids.size(); ++l) {
     const auto it = shard_line.find(file.ids[l]);
-    if (it == shard_line.end() || it->second != file.lines[l]) return false;
+    if (it == shard_line.end() || it->second.line == file.lines[l]) continue;
+    return fmt::format("{} and {} hold different predictions for sample _id \"{}\" (two runs made them): keep "
+                       "one, move the other out of the folder, and rerun to redo what it held",
+                       whole.string(), it->second.path.string(), file.ids[l]);
   }
-  return true;
+  return std::nullopt;
+}
+
+std::unordered_map<std::string, std::string> predictions_in_other_files(const fs::path& out_dir,
+                                                                        const std::string& task, const Shard& shard,
+                                                                        const std::string& required_key) {
+  std::vector<fs::path> others;
+  if (shard.is_whole()) {
+    for (const int n : shard_counts_present(out_dir, task)) {
+      for (int i = 0; i < n; ++i) others.push_back(prediction_path(out_dir, task, Shard{i, n}));
+    }
+  } else {
+    others.push_back(prediction_path(out_dir, task, Shard{}));
+  }
+  std::unordered_map<std::string, std::string> out;
+  std::unordered_map<std::string, fs::path> source;
+  for (const auto& path : others) {
+    if (!fs::exists(path)) continue;
+    auto part = parse_prediction_text(path, read_all(path), required_key);
+    for (std::size_t l = 0; l < part.ids.size(); ++l) {
+      const auto [it, fresh] = out.try_emplace(part.ids[l], std::move(part.lines[l]));  // moves only when fresh
+      if (fresh) {
+        source.emplace(it->first, path);
+      } else if (it->second != part.lines[l]) {  // two shard counts' files, made by two runs
+        throw std::runtime_error(fmt::format("{} and {} hold different predictions for sample _id \"{}\" (two runs "
+                                             "made them): keep one, move the other out of the folder, and rerun",
+                                             source.at(it->first).string(), path.string(), it->first));
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<int> shard_counts_present(const fs::path& out_dir, const std::string& task) {
@@ -335,8 +372,8 @@ void check_shard_count(const fs::path& out_dir, const std::string& task, const S
   const int m = others.front();  // several only when the folder is already unmergeable
   throw std::runtime_error(fmt::format(
       "{}/shards holds {}'s files of {} shards, and this run is --shard {}/{}: rerun with --shard i/{} (each i from 0 "
-      "to {}) to finish that sharding; or, to start over with {} shards, move {}.shard-*-of-{}.jsonl and {}.jsonl out "
-      "of the folder (their samples are then redone)",
+      "to {}) to finish that sharding; or, to go on with {} shards, move {}.shard-*-of-{}.jsonl out of the folder "
+      "(the samples {}.jsonl holds are then copied from it, the others redone)",
       out_dir.string(), task, fmt::join(others, " and "), shard.index, shard.count, m, m - 1, shard.count, task,
       m, task));
 }
@@ -348,6 +385,9 @@ bool complete_or_merge(const fs::path& out_dir, const std::string& task, const s
   for (int i = 0; i < *n; ++i) {
     const Shard shard{i, *n};
     if (!prediction_file_complete(prediction_path(out_dir, task, shard), shard_ids(expected_ids, shard))) return false;
+  }
+  if (fs::exists(prediction_path(out_dir, task, Shard{}))) {  // the merge replaces it: only an agreeing one
+    if (const auto conflict = whole_and_shards_disagree(out_dir, task, *n)) throw std::runtime_error(*conflict);
   }
   merge_shards(out_dir, task, *n, expected_ids);
   return true;

@@ -10,7 +10,9 @@
 // Sharding: with --shard i/n, sample k of a task (in file order, after --max-samples) belongs
 // to shard k % n and shard i writes shards/<task>.shard-i-of-n.jsonl (a subfolder, so that
 // eval.py, which scores every *.jsonl of the folder, never sees them). merge_shards()
-// writes <task>.jsonl in the original order once every shard is complete.
+// writes <task>.jsonl in the original order once every shard is complete. A folder can switch
+// between the two: a shard copies the lines of its samples that <task>.jsonl holds, and a
+// whole run those the shard files hold, instead of redoing them.
 // Torch-free.
 #pragma once
 
@@ -103,14 +105,29 @@ std::filesystem::path merge_shards(const std::filesystem::path& out_dir, const s
 // True when <out_dir>/<task>.jsonl holds exactly `expected_ids`, merging the task's shard
 // files into it first when they are all complete. False while anything is missing (a shard
 // still running). Throws, as sole_shard_count does, when shard files of several counts are
-// present.
+// present, and with whole_and_shards_disagree's message when the merge would replace a
+// <task>.jsonl line that differs from the shards'.
 bool complete_or_merge(const std::filesystem::path& out_dir, const std::string& task,
                        const std::vector<std::string>& expected_ids);
 
-// Whether <out_dir>/<task>.jsonl holds only lines that the task's shard files of count
-// `shard_count` hold too, byte for byte: an earlier merge of them (a folder extended to more
-// samples since), which the next merge may replace.
-bool earlier_merge_of_shards(const std::filesystem::path& out_dir, const std::string& task, int shard_count);
+// Whether <out_dir>/<task>.jsonl and the task's shard files of count `shard_count` disagree:
+// a sample _id whose line differs between the whole file and a shard file (two runs made
+// it). nullopt when every whole-file line is either in the shard files byte for byte (an
+// earlier merge of them, which the next merge replaces) or in none of them yet (that
+// sample's shard copies it when it runs: see predictions_in_other_files). Otherwise a
+// message naming both files and the sample.
+std::optional<std::string> whole_and_shards_disagree(const std::filesystem::path& out_dir, const std::string& task,
+                                                     int shard_count);
+
+// The finished lines (id -> line) that the folder's other prediction files of `task` hold:
+// for a shard run the whole <task>.jsonl, for a whole run every shards/<task>.shard-*.jsonl.
+// A run copies the lines of the samples it owns from them instead of redoing those samples,
+// so a folder switched between a whole run and shards loses no finished work. A torn last
+// line is ignored; other bad lines throw as PredictionFile does, and so do two files holding
+// different lines for one sample (shard files of two counts, made by two runs).
+std::unordered_map<std::string, std::string> predictions_in_other_files(const std::filesystem::path& out_dir,
+                                                                        const std::string& task, const Shard& shard,
+                                                                        const std::string& required_key = "pred");
 
 // The shard counts n of the shards/<task>.shard-*-of-n.jsonl files present for `task`.
 std::vector<int> shard_counts_present(const std::filesystem::path& out_dir, const std::string& task);

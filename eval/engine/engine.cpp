@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <stdexcept>
 
@@ -118,11 +119,15 @@ std::string variant_folder(const std::string& text, const CompressionSpec& spec)
 }
 
 std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& variants, const EngineOptions& options) {
-  std::vector<std::set<std::string>> finished;  // each variant's ids, read as run_task's files would find them
+  // Each variant's ids, read as run_task's files would find them, with the lines it copies.
+  std::vector<std::set<std::string>> finished;
   for (const auto& v : variants) {
     check_shard_count(v.out_dir, task.name(), options.shard);
     const auto ids = read_prediction_ids(prediction_path(v.out_dir, task.name(), options.shard), task.record_key());
     finished.emplace_back(ids ? std::set<std::string>(ids->begin(), ids->end()) : std::set<std::string>{});
+    for (const auto& [id, line] : predictions_in_other_files(v.out_dir, task.name(), options.shard, task.record_key())) {
+      finished.back().insert(id);
+    }
   }
   const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
     return std::all_of(finished.begin(), finished.end(), [&](const auto& f) { return f.count(id) != 0; });
@@ -154,25 +159,36 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
     prompts = std::make_unique<PredictionFile>(prediction_path(options.prompts_dir, task.name(), options.shard),
                                                WarningSink{}, "prompt");
   }
-  const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
-    return std::all_of(files.begin(), files.end(), [&](const auto& f) { return f->has(id); });
-  });
-  if (done == mine) {
-    stats.wall_seconds = seconds_since(t_start);
-    return stats;
+  // Samples another file of the folder finished (a whole run's, or the shards' for a whole run)
+  // are copied in their turn, keeping the file in data order, not redone.
+  std::vector<std::unordered_map<std::string, std::string>> elsewhere;
+  for (const auto& v : variants) {
+    elsewhere.push_back(predictions_in_other_files(v.out_dir, task.name(), options.shard, task.record_key()));
   }
+  const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      if (!files[i]->has(id) && elsewhere[i].count(id) == 0) return false;
+    }
+    return true;
+  });
   std::unique_ptr<ProgressBar> bar;
-  if (options.progress) {
+  if (options.progress && done < mine) {
     bar = std::make_unique<ProgressBar>(
         variants.size() > 1 ? fmt::format("{} x{}", task.name(), variants.size()) : task.name(), mine, done, stderr,
         -1, 10.0, options.run_progress);
   }
 
+  std::vector<std::size_t> copied(variants.size(), 0);
   for (std::size_t k = 0; k < task.size(); ++k) {
     if (!options.shard.owns(k)) continue;
     const auto& id = task.sample_id(k);
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto copy = elsewhere[i].find(id);
+      if (!files[i]->has(id) && copy != elsewhere[i].end()) {
+        files[i]->append_line(id, copy->second);
+        ++copied[i];
+      }
       if (!files[i]->has(id)) pending.push_back(i);
     }
     if (pending.empty()) continue;
@@ -265,6 +281,14 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
     if (bar) bar->sample_done(sample_stats);
   }
   if (bar) bar->finish();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    stats.copied += copied[i];
+    if (copied[i] > 0 && options.progress) {
+      fmt::print(stderr, "{}: {} {} prediction{} copied from the folder's {} file{}, not redone\n",
+                 variants[i].out_dir.string(), copied[i], task.name(), copied[i] == 1 ? "" : "s",
+                 options.shard.is_whole() ? "shard" : "whole-run", options.shard.is_whole() ? "s" : "");
+    }
+  }
   stats.wall_seconds = seconds_since(t_start);
   return stats;
 }

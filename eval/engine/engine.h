@@ -56,6 +56,7 @@ struct EngineOptions {
 struct EngineTaskStats {
   std::size_t samples = 0;    // samples prefilled in this call
   std::size_t decodes = 0;    // (variant, sample) predictions written in this call
+  std::size_t copied = 0;     // (variant, sample) lines copied from the folder's other files
   double prefill_seconds = 0;
   double compress_seconds = 0;
   double decode_seconds = 0;
@@ -68,12 +69,15 @@ struct EngineTaskStats {
 // of the whole text.
 std::string variant_folder(const std::string& method_text, const CompressionSpec& spec);
 
-// The samples of `task` that `options.shard` owns and some variant's predictions file lacks:
-// those run_task would prefill now. Reads the files without changing them.
+// The samples of `task` that `options.shard` owns and some variant's predictions file lacks
+// (and the folder's other files do not hold: see predictions_in_other_files): those run_task
+// would prefill now. Reads the files without changing them.
 std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& variants, const EngineOptions& options);
 
 // Runs the samples of `task` that `options.shard` owns for every variant whose predictions
-// file lacks them. Throws std::invalid_argument when two variants share a folder.
+// file lacks them, after copying into it the lines of those the folder's other prediction
+// files hold (a whole run's for a shard, the shards' for a whole run: predictions_in_other_files).
+// Throws std::invalid_argument when two variants share a folder.
 EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vector<EngineVariant>& variants,
                          const EngineOptions& options);
 

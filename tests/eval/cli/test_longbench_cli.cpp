@@ -180,6 +180,22 @@ TEST_CASE("longbench shards: each shard writes its samples, the last one merges 
   r = run_ripplekv(common + " --out " + whole.string());
   CHECK(r.status != 0);
   CHECK(r.output.find("never fewer") != std::string::npos);
+  // The unsharded folder extended with shards: each shard copies its samples of the 5 from
+  // trec.jsonl instead of redoing them and runs its new one; the last merges all 7.
+  const auto whole_before = read_text(whole / "trec.jsonl");
+  const std::string seven = "longbench " + stories_args() + " --data " + mini() + " --tasks trec --max-samples 7";
+  r = run_ripplekv(seven + " --shard 0/2 --out " + whole.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find(": 3 trec predictions copied from the folder's whole-run file, not redone") != std::string::npos);
+  CHECK(count_lines(whole / "shards" / "trec.shard-0-of-2.jsonl") == 4);
+  CHECK(r.output.find("waiting for shard 1/2") != std::string::npos);
+  r = run_ripplekv(seven + " --shard 1/2 --out " + whole.string());
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find(": 2 trec predictions copied from the folder's whole-run file, not redone") != std::string::npos);
+  CHECK(count_lines(whole / "trec.jsonl") == 7);
+  CHECK(read_text(whole / "trec.jsonl").rfind(whole_before, 0) == 0);  // the first 5 lines unchanged
+  CHECK(fs::exists(whole / "result.json"));
   fs::remove_all(out);
   fs::remove_all(whole);
 }

@@ -197,10 +197,11 @@ TEST_CASE("engine: two variants in one folder are refused - samples already writ
   CHECK(pending_samples(task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o) == 3);
   CHECK(!fs::exists(dir / "snap"));
   {
-    // Shard 1/2 owns sample 1, and reads its own file (shards/), which the whole run did not write.
+    // Shard 1/2 owns sample 1, which the whole run's file holds: it is copied, not redone.
     EngineOptions sharded = o;
     sharded.shard = parse_shard("1/2");
-    CHECK(pending_samples(task, {{"full", dir / "full", full.get()}}, sharded) == 1);
+    CHECK(pending_samples(task, {{"full", dir / "full", full.get()}}, sharded) == 0);
+    CHECK(!fs::exists(prediction_path(dir / "full", task.name(), sharded.shard)));
   }
   const auto s = run_task(*model, task, {{"full", dir / "full", full.get()}, {"snap", dir / "snap", snap.get()}}, o);
   CHECK(s.samples == 3);
@@ -244,11 +245,51 @@ TEST_CASE("engine: a shard of another count than the folder's shard files is ref
   CHECK_THROWS_WITH(pending_samples(task, variants, o), Catch::Contains(message));
   CHECK_THROWS_WITH(run_task(*model, task, variants, o), Catch::Contains(message));
   CHECK(shard_counts_present(dir / "full", task.name()) == std::vector<int>{2});  // nothing of 3 written
-  // The same count goes on, and a whole run (which writes <task>.jsonl) is not a shard's.
+  // The same count goes on, and a whole run (which writes <task>.jsonl, not a shard's file)
+  // copies the shards' lines.
   o.shard = parse_shard("1/2");
   CHECK(run_task(*model, task, variants, o).decodes == 1);
   o.shard = Shard{};
+  const auto whole = run_task(*model, task, variants, o);
+  CHECK(whole.decodes == 0);
+  CHECK(whole.copied == 3);
+}
+
+TEST_CASE("engine: a folder switched between shards and a whole run copies finished samples, not redoing them",
+          "[engine]") {
+  const auto model = load_model(test::fixture("compression/model"), {});
+  const auto dir = test::scratch_dir("engine", "switch");
+  const RandomTokensTask task(static_cast<int>(model->config().vocab_size), 5, 40, 4);
+  const auto snap = CompressionMethod::create(parse_method("snapkv@window=4", 16), model->config());
+  const std::vector<EngineVariant> variants{{"snap", dir / "snap", snap.get()}};
+  std::vector<std::string> ids;
+  for (std::size_t k = 0; k < task.size(); ++k) ids.push_back(task.sample_id(k));
+  EngineOptions o;
+  o.progress = false;
+  o.shard = parse_shard("0/2");  // samples 0, 2 and 4
   CHECK(run_task(*model, task, variants, o).decodes == 3);
+  // A whole run copies those three in their turn and runs samples 1 and 3.
+  o.shard = Shard{};
+  CHECK(pending_samples(task, variants, o) == 2);
+  auto s = run_task(*model, task, variants, o);
+  CHECK(s.copied == 3);
+  CHECK(s.decodes == 2);
+  CHECK(s.samples == 2);
+  const auto whole_path = prediction_path(dir / "snap", task.name(), Shard{});
+  CHECK(read_prediction_ids(whole_path) == ids);  // in data order
+  const auto whole = test::read_text(whole_path);
+  // Shard 1/2 then finds its samples in the whole file, and the two shards merge into the
+  // whole run's file, byte for byte.
+  o.shard = parse_shard("1/2");
+  CHECK(pending_samples(task, variants, o) == 0);
+  s = run_task(*model, task, variants, o);
+  CHECK(s.copied == 2);
+  CHECK(s.decodes == 0);
+  CHECK(read_prediction_ids(prediction_path(dir / "snap", task.name(), o.shard)) ==
+        std::vector<std::string>{ids[1], ids[3]});
+  CHECK(run_task(*model, task, variants, o).copied == 0);  // copied once
+  merge_shards(dir / "snap", task.name(), 2, ids);
+  CHECK(test::read_text(whole_path) == whole);
 }
 
 TEST_CASE("engine: a full disk loses no kept-token line - the sample is redone with both records", "[engine]") {

@@ -216,6 +216,44 @@ TEST_CASE("shards merge into the original order, missing or duplicated samples a
   more_ids.push_back("id7");
   CHECK_THROWS_WITH(complete_or_merge(dir, "hotpotqa", more_ids), Catch::Contains("2 shard counts (2, 3)"));
   CHECK(*read_prediction_ids(merged) == ids);  // left as it was
+  // A whole run copies from the shard files of both counts while they agree, and stops where
+  // two of them hold different lines for one sample.
+  CHECK(predictions_in_other_files(dir, "hotpotqa", Shard{}).size() == 7);
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 2}));
+    f.append(samples[2], "another pred of id2");
+  }
+  CHECK_THROWS_WITH(predictions_in_other_files(dir, "hotpotqa", Shard{}),
+                    Catch::Contains("hotpotqa.shard-0-of-2.jsonl and ") &&
+                        Catch::Contains("hotpotqa.shard-2-of-3.jsonl hold different predictions for sample _id \"id2\""));
+}
+
+TEST_CASE("complete_or_merge: a merge never replaces a whole-run line the shards disagree with", "[eval][run]") {
+  const auto dir = test::scratch_dir("run_merge_conflict");
+  const auto samples = make_samples(3);
+  const auto ids = ids_of(samples);
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{}));
+    f.append(samples[0], "pred of id0");
+    f.append(samples[1], "a whole run's pred of id1");
+  }
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 2}));
+    f.append(samples[0], "pred of id0");
+    f.append(samples[2], "pred of id2");
+  }
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{1, 2}));
+    f.append(samples[1], "a shard's pred of id1");
+  }
+  const auto before = test::read_text(prediction_path(dir, "hotpotqa", Shard{}));
+  CHECK_THROWS_WITH(complete_or_merge(dir, "hotpotqa", ids),
+                    Catch::Contains("hold different predictions for sample _id \"id1\""));
+  CHECK(test::read_text(prediction_path(dir, "hotpotqa", Shard{})) == before);
+  // With the whole run's file moved away, the shards merge.
+  fs::remove(prediction_path(dir, "hotpotqa", Shard{}));
+  CHECK(complete_or_merge(dir, "hotpotqa", ids));
+  CHECK(*read_prediction_ids(prediction_path(dir, "hotpotqa", Shard{})) == ids);
 }
 
 TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][run]") {
@@ -250,7 +288,7 @@ TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][ru
   // Extended to 4 samples: the merge of 3 is an earlier merge, replaced once the shards are done.
   t.samples = make_samples(4);
   const std::vector<TaskSamples> more{t};
-  CHECK(earlier_merge_of_shards(dir, "hotpotqa", 2));
+  CHECK_FALSE(whole_and_shards_disagree(dir, "hotpotqa", 2));
   {
     PredictionFile f(prediction_path(dir, "hotpotqa", Shard{1, 2}));
     f.append(t.samples[3], "ans3");
@@ -258,15 +296,33 @@ TEST_CASE("finish_run_dir: waits for shards, then merges and scores", "[eval][ru
   r = finish_run_dir(dir, more, {});
   REQUIRE(r.complete);
   CHECK(r.results[0].sample_scores == std::vector<double>{1.0, 1.0, 0.0, 1.0});
-  // An unsharded file with a prediction the shard files do not hold is not a merge of them.
+  // An unsharded file with a prediction the shard files do not hold yet (an unsharded run's,
+  // which shard 0/2 copies when it runs): the folder waits for both shards.
   t.samples = make_samples(5);
   {
     std::ofstream f(prediction_path(dir, "hotpotqa", Shard{}), std::ios::app);
     f << prediction_line(t.samples[4], "from elsewhere") << "\n";
   }
-  CHECK_FALSE(earlier_merge_of_shards(dir, "hotpotqa", 2));
+  CHECK_FALSE(whole_and_shards_disagree(dir, "hotpotqa", 2));
   t.samples = make_samples(6);  // and it is partial: 5 of 6
-  CHECK_THROWS_WITH(finish_run_dir(dir, {t}, {}), Catch::Contains("partial unsharded"));
+  r = finish_run_dir(dir, {t}, {});
+  CHECK_FALSE(r.complete);
+  REQUIRE(r.incomplete.size() == 1);
+  CHECK(r.incomplete[0] == "hotpotqa: waiting for shards 0/2, 1/2");
+  const auto copies = predictions_in_other_files(dir, "hotpotqa", Shard{0, 2});
+  REQUIRE(copies.count("id4") == 1);
+  CHECK(copies.at("id4") == prediction_line(t.samples[4], "from elsewhere"));
+  // A shard file holding another line for that sample: two runs made them, and the error
+  // names both files and the sample.
+  {
+    PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 2}));
+    f.append(t.samples[4], "ans4");
+  }
+  const auto conflict = whole_and_shards_disagree(dir, "hotpotqa", 2);
+  REQUIRE(conflict);
+  CHECK(conflict->find("hotpotqa.shard-0-of-2.jsonl hold different predictions for sample _id \"id4\"") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(finish_run_dir(dir, {t}, {}), Catch::Contains("hold different predictions for sample _id \"id4\""));
   {
     PredictionFile f(prediction_path(dir, "hotpotqa", Shard{0, 3}));
     f.append(t.samples[0], "ans0");
