@@ -16,6 +16,8 @@
 # row): on a VM whose speed drifts by 2x within minutes, one run of each side after the other
 # measures the drift as much as the code.
 #   DEVICE=cuda scripts/bench.sh
+# Needs scripts/setup.sh first (the .venv with torch and transformers, and the build) and the
+# benchmark program: cmake --build build --target ripplekv_bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHAPES=${SHAPES:-tinyllama,smollm2,qwen2.5-1.5b}
@@ -28,6 +30,14 @@ REPEATS=${REPEATS:-3}   # prefills timed per length, fastest reported (both side
 ROUNDS=${ROUNDS:-1}     # alternations of the two sides
 PY=${PY:-.venv/bin/python}
 BENCH=${BENCH:-build/ripplekv_bench}
+if [ ! -x "$BENCH" ]; then
+  echo "bench.sh: $BENCH is missing: run scripts/setup.sh, then cmake --build build --target ripplekv_bench (or set BENCH=)" >&2
+  exit 2
+fi
+if ! command -v "$PY" > /dev/null; then
+  echo "bench.sh: $PY is missing: run scripts/setup.sh (it makes the .venv with torch and transformers), or set PY=" >&2
+  exit 2
+fi
 # Same environment for both sides: glibc keeps freed memory instead of returning it (fresh
 # pages are slow on this VM), and the OpenBLAS overrides set on this machine are dropped.
 run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
