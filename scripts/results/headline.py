@@ -14,6 +14,8 @@ The spec is an INI file, a section per benchmark (its title is the row's first c
     budgets = the budgets to show, comma-separated (default: every budget both settings ran)
     default = the Method label of the default setting's rows (exactly as in the CSV)
     strong  = the Method label of the setting to show beside it
+              (either may be `none` where the benchmark did not run that setting: its cells
+              read "not run" and count in neither tally)
     default_tables, strong_tables = another folder for that setting (its own paired rows and
               best baseline; the cell names that baseline where it is not the row's)
     full_tables = another folder for the FullKV score (the same samples)
@@ -135,6 +137,22 @@ def number(x, kind, signed=False):
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
 
 
+NOT_RUN = "none"
+
+
+class NotRun:
+    """A setting the benchmark did not run (`default = none`): its cell says so, counted nowhere."""
+
+    def count(self, counts):
+        pass
+
+    def markdown(self):
+        return "not run"
+
+    def latex(self):
+        return "not run"
+
+
 class Cell:
     """One RippleKV setting at one budget: its score and its paired rows."""
 
@@ -149,7 +167,9 @@ class Cell:
         # setting: another baseline, or the same one decoded by another run), with its score.
         own = (pair["best"], number(tables.score(section, pair["best"], budget), self.kind))
         self.against = " ".join(own) if own != row_baseline else ""
-        self.twin, self.twin_verdict = pair["twin"], pair["twin_verdict"]
+        # "-": the folder holds no uniform twin of this setting (`ripplekv table` writes a dash)
+        self.twin = "" if pair["twin"] in ("", "-") else pair["twin"]
+        self.twin_verdict = pair["twin_verdict"]
 
     def count(self, counts):
         counts[self.verdict] = counts.get(self.verdict, 0) + 1
@@ -201,13 +221,18 @@ def rows_of(spec, spec_file):
         main_tables = tables("tables")
         default_tables = tables("default_tables") if "default_tables" in s else main_tables
         strong_tables = tables("strong_tables") if "strong_tables" in s else main_tables
+        settings = [(key, t) for key, t in (("default", default_tables), ("strong", strong_tables))
+                    if s[key] != NOT_RUN]
+        if not settings:
+            fail(f"[{section}] in {spec_file}: default and strong are both {NOT_RUN!r}; name at least one setting")
         if "budgets" in s:
             budgets = [b.strip() for b in s["budgets"].split(",") if b.strip()]
         else:
-            ran = set(default_tables.budgets(s["default"])) & set(strong_tables.budgets(s["strong"]))
+            ran = set.intersection(*(set(t.budgets(s[key])) for key, t in settings))
             budgets = sorted(ran, key=int)
         if not budgets:
-            fail(f"[{section}]: no budget that both {s['default']!r} and {s['strong']!r} ran")
+            names = " and ".join(repr(s[key]) for key, _ in settings)
+            fail(f"[{section}]: no budget that {'both ' if len(settings) == 2 else ''}{names} ran")
         if kind == "ruler":
             full_tables = tables("full_tables") if "full_tables" in s else main_tables
             full = number(full_tables.score(section, "FullKV", "full"), kind)
@@ -216,9 +241,10 @@ def rows_of(spec, spec_file):
         for i, budget in enumerate(budgets):
             baseline = main_tables.best_baseline(section, budget)
             row_baseline = (baseline, number(main_tables.score(section, baseline, budget), kind))
+            def cell(key, t):
+                return NotRun() if s[key] == NOT_RUN else Cell(section, t, s[key], budget, row_baseline)
             rows.append(("" if i else section, budget, "" if i else full, " ".join(row_baseline),
-                         Cell(section, default_tables, s["default"], budget, row_baseline),
-                         Cell(section, strong_tables, s["strong"], budget, row_baseline)))
+                         cell("default", default_tables), cell("strong", strong_tables)))
     return rows
 
 

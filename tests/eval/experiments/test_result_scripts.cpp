@@ -279,6 +279,30 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     CHECK_THAT(same_name.output, Contains("**0.692 (+0.154 [+0.069, +0.263] vs SnapKV 0.537) loss**"));
   }
 
+  SECTION("a setting the benchmark did not run (none): its cells say so and count in neither tally") {
+    const auto r = run_script("headline.py", write_spec("none.ini", "[X]\ntables = " + S + "h200_ruler4k_pooled/tables\n"
+                                                                    "default = none\nstrong = RippleKV (r=8, normalize=rank)\n"));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // Every budget the one setting ran; paired.csv: r=8 rank at 128 against CAKE +4.04 [+1.96, +6.00].
+    CHECK_THAT(r.output, Contains("| X | 128 | 35.38 | CAKE 4.90 | not run | **8.94 (+4.04 [+1.96, +6.00]) win**; SnapKV: win |"));
+    CHECK_THAT(r.output, Contains("| 512 |  | SnapKV 10.87 | not run | 11.80 (+0.94 [-0.30, +2.20]) tie; SnapKV: tie |"));
+    CHECK_THAT(r.output, Contains("- D against the best baseline: 0 wins, 0 ties, 0 losses; against its uniform twin: 0 wins, 0 ties, 0 losses"));
+    CHECK_THAT(r.output, Contains("- R against the best baseline: 3 wins, 1 tie, 0 losses"));
+    // A folder without the uniform twin (`table` writes "-"): the cell names none.
+    const std::string Q = std::string(RIPPLEKV_SOURCE_DIR) + "/results/qwen2.5-coder-1.5b-instruct/";
+    const auto no_twin = run_script("headline.py", write_spec("none_twin.ini", "[C]\ntables = " + Q + "ruler4k_confirm/tables\n"
+                                                                             "default = none\nstrong = RippleKV\n"));
+    INFO(no_twin.output);
+    REQUIRE(no_twin.status == 0);
+    CHECK_THAT(no_twin.output, Contains("| 1024 |  | CAKE 78.61 | not run | 77.38 (-1.23 [-2.86, +0.38]) tie |\n"));
+    CHECK_THAT(no_twin.output, Contains("- R against the best baseline: 0 wins, 1 tie, 1 loss; against its uniform twin: 0 wins, 0 ties, 0 losses"));
+    const auto both = run_script("headline.py", write_spec("none2.ini", "[X]\ntables = " + S + "h200_ruler4k_pooled/tables\n"
+                                                                        "default = none\nstrong = none\n"));
+    CHECK(both.status != 0);
+    CHECK_THAT(both.output, Contains("default and strong are both 'none'; name at least one setting"));
+  }
+
   SECTION("bad input: a label the folder lacks, an unknown kind, a missing folder") {
     auto r = run_script("headline.py", write_spec("label.ini", "[X]\ntables = " + S + "h200_ruler4k_pooled/tables\n"
                                                                "default = RippleKV (r=3)\nstrong = RippleKV (r=8, normalize=rank)\n"));
