@@ -3,7 +3,6 @@
 // shardable (eval/run_state.h), then scored as eval.py scores them (eval/longbench_score.h).
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +20,7 @@
 #include <string>
 
 #include "eval/cli/command.h"
+#include "eval/cli/deferred_errors.h"
 #include "eval/cli/method_grid.h"
 #include "eval/cli/run_groups.h"
 #include "eval/chat_template.h"
@@ -283,7 +283,7 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
   score.read.skip_malformed_lines = false;
   std::vector<RunScores> scored;
   std::vector<std::string> waiting;
-  std::vector<std::string> unmergeable;
+  DeferredErrors unmergeable;
   bool shards_waiting = false;
   for (const auto& p : plan) {
     const std::string prefix = grid ? p.dir.filename().string() + ": " : "";
@@ -294,7 +294,7 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
     try {  // a folder that cannot merge is reported after the others are scored
       if (!eval::extended_by_another_run(p.dir, run_common)) finished = finish_run_dir(p.dir, data, score);
     } catch (const std::runtime_error& e) {
-      unmergeable.emplace_back(prefix + e.what());
+      unmergeable.add(prefix + e.what());
       continue;
     }
     if (!finished || (finished->complete && eval::extended_by_another_run(p.dir, run_common))) {
@@ -323,7 +323,7 @@ int run_longbench_group(const std::vector<std::vector<std::string>>& runs) {
     }
   }
   if (!scored.empty()) std::cout << results_markdown(scored);
-  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
+  unmergeable.throw_if_any();
   return 0;
 }
 

@@ -5,7 +5,6 @@
 // read by `ripplekv table`) and results.md.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "eval/cli/command.h"
+#include "eval/cli/deferred_errors.h"
 #include "eval/cli/method_grid.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
@@ -126,13 +126,13 @@ int run_needle(const std::vector<std::string>& args) {
     const auto st = run_task(opened.model(), task, todo, engine);
     std::cerr << fmt::format("needle: {} cells prefilled, {} predictions in {:.1f} s\n", st.samples, st.decodes, st.wall_seconds);
   }
-  std::vector<std::string> unmergeable;  // reported after the other folders are scored
+  DeferredErrors unmergeable;  // reported after the other folders are scored
   for (const auto& p : plan) {
     bool complete = false;
     try {
       complete = complete_or_merge(p.dir, task.name(), ids);
     } catch (const std::runtime_error& e) {
-      unmergeable.emplace_back(e.what());
+      unmergeable.add(e.what());
       continue;
     }
     if (!complete) {
@@ -143,7 +143,7 @@ int run_needle(const std::vector<std::string>& args) {
     std::cout << write_needle_results(p.dir, label, lengths, depths) << "\n";
   }
   std::cerr << "heatmaps: .venv/bin/python scripts/plot_needle.py <run folder>... --out <folder>\n";
-  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
+  unmergeable.throw_if_any();
   return 0;
 }
 

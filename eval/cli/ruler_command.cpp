@@ -7,7 +7,6 @@
 //   <out>[/<variant>]/result.json, results.md     scores ({"<task>@<length>": score})
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "eval/cli/command.h"
+#include "eval/cli/deferred_errors.h"
 #include "eval/cli/method_grid.h"
 #include "eval/chat_template.h"
 #include "eval/engine/engine.h"
@@ -277,7 +277,7 @@ int run_ruler(const std::vector<std::string>& args) {
 
   // Merge finished shards; score each variant whose every file is complete.
   bool all = true;
-  std::vector<std::string> unmergeable;
+  DeferredErrors unmergeable;
   for (const auto& p : plan) {
     if (extended_by_another_run(p.dir, run_common)) {  // its scores are that run's to write
       std::cerr << fmt::format("{}: extended to more samples by another run; not scored here\n", p.dir.string());
@@ -290,7 +290,7 @@ int run_ruler(const std::vector<std::string>& args) {
         for (const auto* t : tasks) complete &= complete_or_merge(p.dir / std::to_string(len), t->name, ids_of.at({len, t->name}));
       }
     } catch (const std::runtime_error& e) {
-      unmergeable.emplace_back(e.what());
+      unmergeable.add(e.what());
       continue;
     }
     if (!complete) {
@@ -309,7 +309,7 @@ int run_ruler(const std::vector<std::string>& args) {
   }
   std::cerr << fmt::format("ruler: data {:.1f} s, runs {:.1f} s\n", data_seconds, run_seconds);
   if (!all) std::cerr << "not scored yet: some shards are still running; rerun any shard's command when all are done\n";
-  if (!unmergeable.empty()) throw std::runtime_error(fmt::format("{}", fmt::join(unmergeable, "\n")));
+  unmergeable.throw_if_any();
   return 0;
 }
 

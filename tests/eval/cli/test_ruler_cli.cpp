@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -117,6 +118,29 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   CHECK(nlohmann::json::parse(read_text(sharded / "full" / "config.json"))["run"]["samples"] == 2);
   CHECK(read_text(sharded / "snapkv_b128" / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
   CHECK(lines(sharded / "data" / "1024" / "vt" / "validation.jsonl") == 2);
+  // A merged file whose line for a sample differs from the shard's (another run made it): the
+  // merge would replace it, so the command scores the other variants and then stops with an
+  // error naming both files, leaving the line as it was.
+  {
+    const auto merged = sharded / "full" / "1024" / "vt.jsonl";
+    const auto text = read_text(merged);
+    auto first = nlohmann::json::parse(text.substr(0, text.find('\n')));
+    first["pred"] = "a prediction another run made";
+    std::ofstream(merged, std::ios::trunc) << first.dump() << "\n";
+    fs::remove(sharded / "snapkv_b128" / "result.json");
+    r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --shard 0/2 --out " + sharded.string());
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("full/1024/vt.jsonl and ") != std::string::npos);
+    CHECK(r.output.find("vt.shard-0-of-2.jsonl hold different predictions for sample _id \"0\"") != std::string::npos);
+    CHECK(read_text(sharded / "snapkv_b128" / "result.json") == read_text(out / "snapkv_b128" / "result.json"));
+    CHECK(read_text(merged) == first.dump() + "\n");
+    // With that file moved away, the shards merge again.
+    fs::remove(merged);
+    r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --shard 0/2 --out " + sharded.string());
+    CHECK(r.status == 0);
+    CHECK(read_text(merged) == text);
+  }
   // --decode sequential writes what a single-method run writes, byte for byte.
   const auto seq = scratch("sequential");
   r = run_ripplekv(base + " --methods full,snapkv --budgets 128 --decode sequential --out " + seq.string());
