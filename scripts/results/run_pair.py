@@ -16,6 +16,9 @@ its ends can differ from the table's in the second decimal.
 With --common, each column is paired on the sample ids both sides hold (e.g. a LongBench run at
 32k tokens against the same model's run cut to 4k, whose folder holds more samples per task);
 a column the two share no sample of is refused.
+With --columns, only the columns named (a task, e.g. niah_multikey_3, or a column as the
+sample_scores.json files name it, e.g. niah_multikey_3@4096) are paired, so a run of some tasks
+can be set beside the same tasks of a larger run.
 """
 import argparse
 import json
@@ -73,9 +76,20 @@ def label(arg):
     return name if len(dirs) == 1 else f"{name} ({len(dirs)} sets)"
 
 
-def paired_differences(a_dir, b_dir, common=False):
+def keep_columns(cols, wanted, where):
+    """The columns of `cols` that `wanted` names (a column's name, or its task before the "@")."""
+    if not wanted:
+        return cols
+    out = {name: c for name, c in cols.items() if name in wanted or name.split("@")[0] in wanted}
+    missing = [w for w in wanted if not any(name == w or name.split("@")[0] == w for name in cols)]
+    if missing:
+        sys.exit(f"run_pair.py: {where} has no column {missing[0]!r} (it has {sorted(cols)})")
+    return out
+
+
+def paired_differences(a_dir, b_dir, common=False, wanted=()):
     """Per column (task), the array of A minus B over the samples both hold, after checking that
-    both sides scored the same prompts."""
+    both sides scored the same prompts; only the columns `wanted` names, when it names any."""
     if a_dir.count(":") != b_dir.count(":"):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} pool different numbers of sample sets; give one folder per set "
                  "on both sides, in the same order")
@@ -85,7 +99,8 @@ def paired_differences(a_dir, b_dir, common=False):
             diff = ", ".join(f"{k} {a_src[k]!r} vs {b_src[k]!r}" for k in SAMPLE_KEYS if a_src[k] != b_src[k])
             sys.exit(f"run_pair.py: {a_set} and {b_set} scored different prompts ({diff} in config.json); pair "
                      "folders of the same sample set, in the same order on both sides")
-    a, b = pooled_columns(a_dir), pooled_columns(b_dir)
+    a = keep_columns(pooled_columns(a_dir), wanted, a_dir)
+    b = keep_columns(pooled_columns(b_dir), wanted, b_dir)
     if sorted(a) != sorted(b):
         sys.exit(f"run_pair.py: {a_dir} and {b_dir} hold different columns ({sorted(set(a) ^ set(b))}); "
                  "pair runs of the same tasks and lengths")
@@ -117,8 +132,8 @@ def bootstrap_interval(diffs, resamples, rng):
     return mean, float(lo), float(hi)
 
 
-def paired(a_dir, b_dir, resamples, seed, common=False):
-    diffs = paired_differences(a_dir, b_dir, common)
+def paired(a_dir, b_dir, resamples, seed, common=False, wanted=()):
+    diffs = paired_differences(a_dir, b_dir, common, wanted)
     mean, lo, hi = bootstrap_interval(diffs, resamples, np.random.default_rng(seed))
     return mean, lo, hi, sum(len(d) for d in diffs)
 
@@ -129,12 +144,14 @@ def main():
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--common", action="store_true", help="pair each column on the sample ids both sides hold")
+    ap.add_argument("--columns", default="", help="comma-separated columns or tasks to pair (default: all)")
     args = ap.parse_args()
+    wanted = tuple(c.strip() for c in args.columns.split(",") if c.strip())
     if len(args.runs) % 2:
         ap.error("give run folders in pairs: A B [A B ...]")
     rows = []  # every pair checked before anything is printed
     for a_dir, b_dir in zip(args.runs[0::2], args.runs[1::2]):
-        mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed, args.common)
+        mean, lo, hi, n = paired(a_dir, b_dir, args.resamples, args.seed, args.common, wanted)
         verdict = "tie" if lo <= 0 <= hi else ("A wins" if lo > 0 else "B wins")
         rows.append(f"| {label(a_dir)} | {label(b_dir)} | {n} | {mean:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {verdict} |")
     print("| A | B | samples | A - B | 95% CI | verdict |\n|---|---|---|---|---|---|")

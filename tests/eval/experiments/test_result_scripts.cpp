@@ -85,6 +85,16 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Contains("| 12 | +3.75 |"));
+    // --columns: column x alone (A - B: 10 0 20 | 0 5 0), named by its task or in full.
+    for (const char* x : {"x", "x@4096"}) {
+      const auto only = run_script("run_pair.py", std::string("--columns ") + x + " '" + pa + "' '" + pb + "'");
+      INFO(only.output);
+      REQUIRE(only.status == 0);
+      CHECK_THAT(only.output, Contains("| 6 | +5.83 |"));
+    }
+    const auto none = run_script("run_pair.py", "--columns z '" + pa + "' '" + pb + "'");
+    CHECK(none.status != 0);
+    CHECK_THAT(none.output, Contains("has no column 'z' (it has ['x@4096', 'y@4096'])"));
   }
 
   SECTION("samples_needed.py: n = (z_.975 + z_.8)^2 * sum of the column variances / (T^2 delta^2)") {
