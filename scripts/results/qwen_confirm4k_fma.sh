@@ -5,16 +5,22 @@
 # niah_multikey_3 prompts (the task of its largest gap at 1024: r=8 rank 55.26, CAKE 76.32, all
 # with avx512_bf16) for CAKE and r=8 rank at 1024, the same command but for
 # RIPPLEKV_CPU_ISA=avx512: ripplekv's float32-FMA kernels instead of bfloat16 dot products (the
-# same prompts: seed 200, 76 samples, 4k; 1 thread per shard, two shards side by side).
+# same prompts: seed 200, 76 samples, 4k; 1 thread per shard, two shards side by side). It needs
+# an AVX-512 CPU: without one RIPPLEKV_CPU_ISA=avx512 gives ATen's kernels, not the FMA ones.
 #
-#   scripts/results/qwen_confirm4k_fma.sh     run (resume) both shards, then compare
-# Then, per task, r=8 rank minus CAKE in each arithmetic and how many predictions agree:
+#   scripts/results/qwen_confirm4k_fma.sh     run (resume) both shards
+# Then, per task, r=8 rank minus CAKE in each arithmetic and how many predictions agree
+# (ruler4k_confirm_fma/comparison.md holds both, with the full commands):
 #   .venv/bin/python scripts/results/run_pair.py --columns niah_multikey_3 \
-#     $DIR/runs/<ripple>_b1024 $DIR/runs/cake_b1024 $CONFIRM/runs/<ripple>_b1024 $CONFIRM/runs/cake_b1024
-# Needs scripts/setup.sh first. Environment: BIN (default build/ripplekv), MODEL, LOGS
-# (default /tmp/ripplekv_confirm4k_fma). Each shard's wall time is appended to <folder>/wall_times.txt.
+#     ruler4k_confirm_fma/runs/<ripple>_b1024 ruler4k_confirm_fma/runs/cake_b1024 \
+#     ruler4k_confirm/runs/<ripple>_b1024 ruler4k_confirm/runs/cake_b1024
+#   .venv/bin/python scripts/results/decode_agreement.py --labels fma bf16dot ruler4k_confirm_fma/runs ruler4k_confirm/runs
+# (folders under results/qwen2.5-coder-1.5b-instruct/). Needs scripts/setup.sh first. Environment:
+# BIN (default build/ripplekv), MODEL, LOGS (default /tmp/ripplekv_confirm4k_fma). Each shard's
+# wall time is appended to <folder>/wall_times.txt; the script exits 1 if a shard failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+grep -qw avx512f /proc/cpuinfo || { echo "qwen_confirm4k_fma.sh: needs an AVX-512 CPU (see its header)" >&2; exit 2; }
 BIN=${BIN:-build/ripplekv}
 Q=results/qwen2.5-coder-1.5b-instruct
 DIR=$Q/ruler4k_confirm_fma
@@ -32,5 +38,12 @@ shard() {
     --shard "$1/2" --out "$DIR/runs" > "$LOGS/log_shard$1.txt" 2>&1 || rc=$?
   echo "shard $1/2: $(date -u +%FT%TZ) ran $(( $(date +%s) - start )) s, exit $rc," \
     "$(lscpu | sed -n 's/^Model name: *//p')" >> "$DIR/wall_times.txt"
+  return "$rc"
 }
-shard 0 & shard 1 & wait
+shard 0 & p0=$!
+shard 1 & p1=$!
+status=0
+wait "$p0" || status=1
+wait "$p1" || status=1
+[ "$status" -eq 0 ] || echo "qwen_confirm4k_fma.sh: a shard failed; see $LOGS/log_shard*.txt, then rerun to resume" >&2
+exit "$status"
