@@ -30,6 +30,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Whether `has` lacks a sample `shard` owns: only then are the folder's other files read.
+template <typename Has>
+bool lacks_owned(const Task& task, const Shard& shard, Has has) {
+  for (std::size_t k = 0; k < task.size(); ++k) {
+    if (shard.owns(k) && !has(task.sample_id(k))) return true;
+  }
+  return false;
+}
+
 // The samples of `task` that `shard` owns, and how many of them `finished(id)` holds.
 template <typename Finished>
 std::pair<std::size_t, std::size_t> owned_and_done(const Task& task, const Shard& shard, Finished finished) {
@@ -125,8 +134,10 @@ std::size_t pending_samples(const Task& task, const std::vector<EngineVariant>& 
     check_shard_count(v.out_dir, task.name(), options.shard);
     const auto ids = read_prediction_ids(prediction_path(v.out_dir, task.name(), options.shard), task.record_key());
     finished.emplace_back(ids ? std::set<std::string>(ids->begin(), ids->end()) : std::set<std::string>{});
+    auto& have = finished.back();
+    if (!lacks_owned(task, options.shard, [&](const std::string& id) { return have.count(id) != 0; })) continue;
     for (const auto& [id, line] : predictions_in_other_files(v.out_dir, task.name(), options.shard, task.record_key())) {
-      finished.back().insert(id);
+      have.insert(id);
     }
   }
   const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
@@ -161,9 +172,10 @@ EngineTaskStats run_task(const CausalLM& model, const Task& task, const std::vec
   }
   // Samples another file of the folder finished (a whole run's, or the shards' for a whole run)
   // are copied in their turn, keeping the file in data order, not redone.
-  std::vector<std::unordered_map<std::string, std::string>> elsewhere;
-  for (const auto& v : variants) {
-    elsewhere.push_back(predictions_in_other_files(v.out_dir, task.name(), options.shard, task.record_key()));
+  std::vector<std::unordered_map<std::string, std::string>> elsewhere(variants.size());
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    if (!lacks_owned(task, options.shard, [&](const std::string& id) { return files[i]->has(id); })) continue;
+    elsewhere[i] = predictions_in_other_files(variants[i].out_dir, task.name(), options.shard, task.record_key());
   }
   const auto [mine, done] = owned_and_done(task, options.shard, [&](const std::string& id) {
     for (std::size_t i = 0; i < variants.size(); ++i) {

@@ -290,6 +290,23 @@ TEST_CASE("engine: a folder switched between shards and a whole run copies finis
   CHECK(run_task(*model, task, variants, o).copied == 0);  // copied once
   merge_shards(dir / "snap", task.name(), 2, ids);
   CHECK(test::read_text(whole_path) == whole);
+  // A whole run whose file is complete reads no other file: a shard file of another count
+  // holding another line for sample 0 (the scoring reports such a folder) does not stop it.
+  {
+    auto line = nlohmann::json::parse(whole.substr(0, whole.find('\n')));
+    line["made_by"] = "another run";
+    test::write_text(prediction_path(dir / "snap", task.name(), parse_shard("0/3")), line.dump() + "\n");
+  }
+  o.shard = Shard{};
+  CHECK(pending_samples(task, variants, o) == 0);
+  s = run_task(*model, task, variants, o);
+  CHECK(s.decodes == 0);
+  CHECK(s.copied == 0);
+  // A file that lacks a sample does read them, and the disagreement stops it by name.
+  const auto torn = whole.substr(0, whole.rfind('\n', whole.size() - 2) + 1);  // the last line gone
+  test::write_text(whole_path, torn);
+  CHECK_THROWS_WITH(pending_samples(task, variants, o), Catch::Contains("hold different predictions for sample _id"));
+  CHECK_THROWS_WITH(run_task(*model, task, variants, o), Catch::Contains("hold different predictions for sample _id"));
 }
 
 TEST_CASE("engine: a full disk loses no kept-token line - the sample is redone with both records", "[engine]") {
