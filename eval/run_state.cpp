@@ -115,6 +115,42 @@ void write_fully(int fd, const std::string& data, const fs::path& path) {
   }
 }
 
+std::string different_lines(const fs::path& a, const fs::path& b, const std::string& id) {
+  return fmt::format("{} and {} hold different predictions for sample _id \"{}\" (two runs made them): keep one, "
+                     "move the other out of the folder, and rerun to redo what it held",
+                     a.string(), b.string(), id);
+}
+
+struct HeldLine {
+  std::string line;
+  fs::path path;  // the file that holds it
+};
+
+// The finished lines of the files at `paths` that exist (a torn last line ignored), by id: the
+// first file's where several hold one id; with `agree`, files holding different lines for one
+// id throw, naming both.
+std::unordered_map<std::string, HeldLine> held_lines(const std::vector<fs::path>& paths, const std::string& key,
+                                                     bool agree) {
+  std::unordered_map<std::string, HeldLine> out;
+  for (const auto& path : paths) {
+    if (!fs::exists(path)) continue;
+    auto part = parse_prediction_text(path, read_all(path), key);
+    for (std::size_t l = 0; l < part.ids.size(); ++l) {
+      const auto [it, fresh] = out.try_emplace(part.ids[l], HeldLine{part.lines[l], path});
+      if (!fresh && agree && it->second.line != part.lines[l]) {
+        throw std::runtime_error(different_lines(it->second.path, path, it->first));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<fs::path> shard_paths(const fs::path& out_dir, const std::string& task, int shard_count) {
+  std::vector<fs::path> out;
+  for (int i = 0; i < shard_count; ++i) out.push_back(prediction_path(out_dir, task, Shard{i, shard_count}));
+  return out;
+}
+
 }  // namespace
 
 Shard parse_shard(const std::string& text) {
@@ -285,23 +321,12 @@ std::optional<std::string> whole_and_shards_disagree(const fs::path& out_dir, co
                                                      int shard_count) {
   const auto whole = prediction_path(out_dir, task, Shard{});
   const auto file = parse_prediction_text(whole, read_all(whole));
-  struct Held {
-    std::string line;
-    fs::path path;
-  };
-  std::unordered_map<std::string, Held> shard_line;
-  for (int i = 0; i < shard_count; ++i) {
-    const auto path = prediction_path(out_dir, task, Shard{i, shard_count});
-    if (!fs::exists(path)) continue;
-    const auto part = parse_prediction_text(path, read_all(path));
-    for (std::size_t l = 0; l < part.ids.size(); ++l) shard_line.emplace(part.ids[l], Held{part.lines[l], path});
-  }
+  const auto shard_line = held_lines(shard_paths(out_dir, task, shard_count), "pred", false);
   for (std::size_t l = 0; l < file.ids.size(); ++l) {
     const auto it = shard_line.find(file.ids[l]);
-    if (it == shard_line.end() || it->second.line == file.lines[l]) continue;
-    return fmt::format("{} and {} hold different predictions for sample _id \"{}\" (two runs made them): keep "
-                       "one, move the other out of the folder, and rerun to redo what it held",
-                       whole.string(), it->second.path.string(), file.ids[l]);
+    if (it != shard_line.end() && it->second.line != file.lines[l]) {
+      return different_lines(whole, it->second.path, file.ids[l]);
+    }
   }
   return std::nullopt;
 }
@@ -312,27 +337,14 @@ std::unordered_map<std::string, std::string> predictions_in_other_files(const fs
   std::vector<fs::path> others;
   if (shard.is_whole()) {
     for (const int n : shard_counts_present(out_dir, task)) {
-      for (int i = 0; i < n; ++i) others.push_back(prediction_path(out_dir, task, Shard{i, n}));
+      const auto paths = shard_paths(out_dir, task, n);
+      others.insert(others.end(), paths.begin(), paths.end());
     }
   } else {
     others.push_back(prediction_path(out_dir, task, Shard{}));
   }
   std::unordered_map<std::string, std::string> out;
-  std::unordered_map<std::string, fs::path> source;
-  for (const auto& path : others) {
-    if (!fs::exists(path)) continue;
-    auto part = parse_prediction_text(path, read_all(path), required_key);
-    for (std::size_t l = 0; l < part.ids.size(); ++l) {
-      const auto [it, fresh] = out.try_emplace(part.ids[l], std::move(part.lines[l]));  // moves only when fresh
-      if (fresh) {
-        source.emplace(it->first, path);
-      } else if (it->second != part.lines[l]) {  // two shard counts' files, made by two runs
-        throw std::runtime_error(fmt::format("{} and {} hold different predictions for sample _id \"{}\" (two runs "
-                                             "made them): keep one, move the other out of the folder, and rerun",
-                                             source.at(it->first).string(), path.string(), it->first));
-      }
-    }
-  }
+  for (auto& [id, held] : held_lines(others, required_key, true)) out.emplace(id, std::move(held.line));
   return out;
 }
 

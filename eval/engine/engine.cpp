@@ -30,15 +30,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Whether `has` lacks a sample `shard` owns: only then are the folder's other files read.
-template <typename Has>
-bool lacks_owned(const Task& task, const Shard& shard, Has has) {
-  for (std::size_t k = 0; k < task.size(); ++k) {
-    if (shard.owns(k) && !has(task.sample_id(k))) return true;
-  }
-  return false;
-}
-
 // The samples of `task` that `shard` owns, and how many of them `finished(id)` holds.
 template <typename Finished>
 std::pair<std::size_t, std::size_t> owned_and_done(const Task& task, const Shard& shard, Finished finished) {
@@ -49,6 +40,13 @@ std::pair<std::size_t, std::size_t> owned_and_done(const Task& task, const Shard
     done += finished(task.sample_id(k)) ? 1 : 0;
   }
   return {mine, done};
+}
+
+// Whether `has` lacks a sample `shard` owns: only then are the folder's other files read.
+template <typename Has>
+bool lacks_owned(const Task& task, const Shard& shard, Has has) {
+  const auto [mine, done] = owned_and_done(task, shard, has);
+  return done < mine;
 }
 
 std::string prompt_record(const std::string& id, const TaskPrompt& p) {
