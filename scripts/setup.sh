@@ -47,7 +47,8 @@ log() { echo "[setup] $*" >&2; }
 
 # --- Debian packages ------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config libsentencepiece-dev libboost-program-options-dev catch2
-              libfmt-dev nlohmann-json3-dev libpcre2-dev libutf8proc-dev python3-venv ccache)
+              libfmt-dev nlohmann-json3-dev libpcre2-dev libutf8proc-dev python3-venv ccache
+              time)  # /usr/bin/time: the confirmatory runs' peak memory (scripts/results/confirm_run.sh)
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

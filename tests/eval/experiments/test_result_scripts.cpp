@@ -1,7 +1,9 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
 // samples_needed.py, decode_agreement.py), run with the project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
-// GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted.
+// GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
+// the shard, resume and table mechanics of the confirmatory runs (scripts/results/confirm_run.sh)
+// with a stand-in for the program.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -345,5 +347,75 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     // and the README's results at a glance holds that table
     CHECK_THAT(ripplekv::test::read_text(source / "README.md"), Contains(text));
   }
+  fs::remove_all(root);
+}
+
+TEST_CASE("confirm_run.sh: two shards resumed until every prompt is predicted, then the table once") {
+  // A stand-in for build/ripplekv: `ruler --shard I/2` predicts the samples I owns (every second
+  // one) that its shard file lacks, or fails where FAKE_FAIL names its shard; once both shard
+  // files hold every sample it writes cake_b1024/result.json as scoring would. `table` records
+  // its arguments.
+  const auto root = ripplekv::test::scratch_dir("confirm_run", "resume");
+  const auto fake = root / "fake_ripplekv";
+  ripplekv::test::write_text(fake, R"SH(#!/usr/bin/env bash
+set -euo pipefail
+cmd=$1; shift
+declare -A opt
+while [ $# -gt 0 ]; do opt[$1]=$2; shift 2; done
+out=${opt[--out]}
+if [ "$cmd" = table ]; then mkdir -p "$out"; echo "table --resamples ${opt[--resamples]} --runs ${opt[--runs]}" > "$out/args.txt"; exit 0; fi
+shard=${opt[--shard]%/2}
+[ "${FAKE_FAIL:-}" != "$shard" ] || { echo "shard $shard stopped" >&2; exit 3; }
+dir=$out/full/${opt[--lengths]}/shards
+mkdir -p "$dir"
+echo '{"info": {"cpu_kernels": "fake_kernels"}}' > "$out/full/config.json"
+file=$dir/t.shard-$shard-of-2.jsonl
+touch "$file"
+for ((k = shard; k < ${opt[--samples]}; k += 2)); do
+  grep -q "\"index\":$k," "$file" || echo "{\"index\":$k,\"pred\":\"p\"}" >> "$file"
+done
+if [ "$(cat "$dir"/*.jsonl | sort -u | wc -l)" -eq "${opt[--samples]}" ]; then
+  mkdir -p "$out/cake_b1024"; echo '{}' > "$out/cake_b1024/result.json"
+fi
+)SH");
+  fs::permissions(fake, fs::perms::owner_all);
+  const auto dir = root / "run";
+  const auto run = [&](const std::string& env, const std::string& args) {
+    return ripplekv::test::run_command(
+        "cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && " + env + " BIN='" + fake.string() + "' MODEL=m LOGS='" +
+        (root / "logs").string() + "' NAME=t.sh DIR='" + dir.string() +
+        "' LENGTH=64 SAMPLES=3 SEED=1 TASKS=1 BUDGETS=1 METHODS=full LAST=cake_b1024 bash -c "
+        "'set -euo pipefail; source scripts/results/confirm_run.sh; confirm_main \"$@\"' _ " + args);
+  };
+  const auto wall_times = dir / "wall_times.txt";
+
+  // The first call: shard 0 predicts samples 0 and 2, shard 1 stops; no table, a failed exit.
+  auto r = run("FAKE_FAIL=1", "");
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.output, Contains("t.sh: 2 of 3 prompts done; rerun to resume"));
+  CHECK_FALSE(fs::exists(dir / "tables"));
+  CHECK_THAT(ripplekv::test::read_text(wall_times), Contains("exit 3"));
+  CHECK_THAT(ripplekv::test::read_text(wall_times), Contains("kernels fake_kernels ("));
+  CHECK(run("", "status").output == "2 of 3 prompts predicted in " + (dir / "runs").string() + "\n");
+
+  // The second call resumes: shard 1 predicts sample 1, and the table is made over runs/.
+  r = run("", "");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(ripplekv::test::read_text(dir / "tables" / "args.txt") ==
+        "table --resamples 100000 --runs " + (dir / "runs").string() + "\n");
+  CHECK(ripplekv::test::read_text(dir / "runs/full/64/shards/t.shard-0-of-2.jsonl") ==
+        "{\"index\":0,\"pred\":\"p\"}\n{\"index\":2,\"pred\":\"p\"}\n");
+  CHECK_THAT(ripplekv::test::read_text(wall_times), Contains("3 of 3 prompts done"));
+
+  // Bad input: an unknown argument, a missing program.
+  r = run("", "stauts");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("t.sh: unknown argument stauts (none, or status)"));
+  r = ripplekv::test::run_command("cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && BIN=/nonexistent/ripplekv NAME=t.sh "
+                                  "bash -c 'source scripts/results/confirm_run.sh; confirm_main'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Contains("t.sh: /nonexistent/ripplekv is missing: run scripts/setup.sh first (or set BIN)"));
   fs::remove_all(root);
 }
