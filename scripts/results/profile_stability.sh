@@ -11,7 +11,7 @@
 # text in progress). Then scripts/results/profile_stability.py prints the tables and plots.
 #
 # Env: N (texts per set, default 16), MAX_TOKENS (1024), THREADS (0 = all cores),
-#      DTYPE (float32), CAL (calibration file; default LongBench multi_news).
+#      DTYPE (float32), CAL (calibration file; default LongBench multi_news), BIN (default build/ripplekv).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NAME=${1:-smollm2-135m-instruct}
@@ -21,7 +21,7 @@ MAX_TOKENS=${MAX_TOKENS:-1024}
 THREADS=${THREADS:-0}
 DTYPE=${DTYPE:-float32}
 CAL=${CAL:-$ROOT/../shared/data/longbench/raw/multi_news.jsonl}
-BIN=$ROOT/build/ripplekv
+BIN=${BIN:-$ROOT/build/ripplekv}
 [ -x "$BIN" ] || { echo "error: $BIN is missing; build first (scripts/test.sh builds it)" >&2; exit 1; }
 [ -f "$CAL" ] || { echo "error: calibration file $CAL not found; set CAL=..." >&2; exit 1; }
 MODEL=$("$ROOT/scripts/get_model.sh" "$NAME" | tail -1)
