@@ -9,8 +9,9 @@
 # and then calls confirm_main "$@". Environment: BIN (default build/ripplekv), MODEL (default:
 # scripts/get_model.sh's checkpoint), LOGS (default /tmp/ripplekv_<NAME without .sh>: each
 # shard's output, with its progress line and ETA).
-# bash reads a sourced file whole before running it, as it does the plan script (see
-# confirm_main), so editing either while a run goes on cannot change what runs next.
+# bash reads a sourced file whole before running it, and the plan script's last line calls
+# confirm_main, so editing either while a run goes on cannot change what runs next; the program
+# can change (a rebuild between calls), so each call logs its binary's sha256 beside its time.
 
 BIN=${BIN:-build/ripplekv}
 
@@ -39,10 +40,10 @@ confirm_shard() {  # shard I: one 1-thread shard of the fixed command, its time,
   /usr/bin/time -v -o "$LOGS/time_shard$1.txt" "$BIN" ruler --model "$MODEL" --dtype bfloat16 --threads 1 \
     --lengths "$LENGTH" --samples "$SAMPLES" --seed "$SEED" --budgets "$BUDGETS" --methods "$METHODS" \
     --shard "$1/2" --out "$DIR/runs" > "$LOGS/log_shard$1.txt" 2>&1 || rc=$?
-  peak=$(awk '/Maximum resident/{printf "%.1f", $6/1048576}' "$LOGS/time_shard$1.txt")
-  echo "shard $1/2: $(date -u +%FT%TZ) ran $(( $(date +%s) - start )) s, exit $rc, peak $peak GiB," \
-    "$(confirm_done_prompts) of $((SAMPLES * TASKS)) prompts done, kernels $(confirm_kernels "$1")" \
-    >> "$DIR/wall_times.txt"
+  peak=$(awk '/Maximum resident/{printf "%.1f", $6/1048576}' "$LOGS/time_shard$1.txt" 2>/dev/null || true)
+  echo "shard $1/2: $(date -u +%FT%TZ) ran $(( $(date +%s) - start )) s, exit $rc, peak ${peak:-?} GiB," \
+    "$(confirm_done_prompts) of $((SAMPLES * TASKS)) prompts done, kernels $(confirm_kernels "$1")," \
+    "binary sha256 $(sha256sum "$BIN" | cut -c1-12)" >> "$DIR/wall_times.txt"
   return $rc
 }
 
@@ -54,6 +55,7 @@ confirm_main() {
   fi
   [ $# -eq 0 ] || { echo "$NAME: unknown argument $1 (none, or status)" >&2; return 2; }
   [ -x "$BIN" ] || { echo "$NAME: $BIN is missing: run scripts/setup.sh first (or set BIN)" >&2; return 2; }
+  [ -x /usr/bin/time ] || { echo "$NAME: /usr/bin/time is missing: apt-get install time (scripts/setup.sh does)" >&2; return 2; }
 
   MODEL=${MODEL:-$(scripts/get_model.sh qwen2.5-coder-1.5b-instruct | tail -1)}
   scripts/get_ruler_data.sh > /dev/null   # RULER's word lists (a fresh machine lacks them)

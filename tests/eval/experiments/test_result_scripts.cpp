@@ -351,15 +351,18 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
 }
 
 TEST_CASE("confirm_run.sh: two shards resumed until every prompt is predicted, then the table once") {
-  // A stand-in for build/ripplekv: `ruler --shard I/2` predicts the samples I owns (every second
-  // one) that its shard file lacks, or fails where FAKE_FAIL names its shard; once both shard
-  // files hold every sample it writes cake_b1024/result.json as scoring would. `table` records
-  // its arguments.
+  // A stand-in for build/ripplekv: `ruler --shard I/2` records its command line, then predicts
+  // the samples I owns (every second one) that its shard file lacks, or fails where FAKE_FAIL
+  // names its shard; once both shard files hold every sample it writes cake_b1024/result.json
+  // as scoring would. `table` records its arguments. The script itself also runs
+  // scripts/get_ruler_data.sh (scripts/test.sh fetches the word lists before ctest), /usr/bin/time
+  // and lscpu.
   const auto root = ripplekv::test::scratch_dir("confirm_run", "resume");
   const auto fake = root / "fake_ripplekv";
   ripplekv::test::write_text(fake, R"SH(#!/usr/bin/env bash
 set -euo pipefail
 cmd=$1; shift
+echo "$cmd $*" >> "$(dirname "$0")/calls.txt"
 declare -A opt
 while [ $# -gt 0 ]; do opt[$1]=$2; shift 2; done
 out=${opt[--out]}
@@ -408,6 +411,16 @@ fi
   CHECK(ripplekv::test::read_text(dir / "runs/full/64/shards/t.shard-0-of-2.jsonl") ==
         "{\"index\":0,\"pred\":\"p\"}\n{\"index\":2,\"pred\":\"p\"}\n");
   CHECK_THAT(ripplekv::test::read_text(wall_times), Contains("3 of 3 prompts done"));
+  CHECK_THAT(ripplekv::test::read_text(wall_times), Contains(", binary sha256 "));
+  // the fixed command, once per shard and call
+  const std::string calls = ripplekv::test::read_text(root / "calls.txt");
+  for (const std::string shard : {"0", "1"}) {
+    const std::string line = "ruler --model m --dtype bfloat16 --threads 1 --lengths 64 --samples 3 --seed 1 "
+                             "--budgets 1 --methods full --shard " + shard + "/2 --out " + (dir / "runs").string() + "\n";
+    size_t count = 0;
+    for (size_t at = calls.find(line); at != std::string::npos; at = calls.find(line, at + 1)) ++count;
+    CHECK(count == 2);
+  }
 
   // Bad input: an unknown argument, a missing program.
   r = run("", "stauts");
