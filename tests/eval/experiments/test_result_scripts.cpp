@@ -189,6 +189,48 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   fs::remove_all(root);
 }
 
+TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a reference, and per layer") {
+  const auto root = ripplekv::test::scratch_dir("allocation_agreement", "kept");
+  // Two variants of a RULER tree, 3 layers, tasks a (two shard files) and b. The static variant
+  // keeps the same tokens for every prompt; the reference's allocation varies per prompt.
+  const auto kept = [](const std::vector<std::pair<std::string, std::vector<int>>>& rows) {
+    std::string text;
+    for (const auto& [id, k] : rows) {
+      text += nlohmann::json{{"_id", id}, {"compressed", true}, {"kept", k}}.dump() + "\n";
+    }
+    return text;
+  };
+  ripplekv::test::write_text(root / "ref/4096/kept/a.shard-0-of-2.jsonl", kept({{"0", {10, 20, 60}}}));
+  ripplekv::test::write_text(root / "ref/4096/kept/a.shard-1-of-2.jsonl", kept({{"1", {5, 25, 45}}}));
+  ripplekv::test::write_text(root / "ref/4096/kept/b.jsonl", kept({{"0", {60, 20, 10}}}));
+  ripplekv::test::write_text(root / "static/4096/kept/a.jsonl", kept({{"0", {50, 30, 10}}, {"1", {50, 30, 10}}}));
+  ripplekv::test::write_text(root / "static/4096/kept/b.jsonl", kept({{"0", {50, 30, 10}}}));
+  const std::string ref = "--reference '" + (root / "ref").string() + "' '" + (root / "static").string() + "'";
+
+  auto r = run_script("allocation_agreement.py", ref);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  // Between prompts: identical allocations, 1.00. With the reference: Spearman -1 on a/0 and
+  // a/1 (the reference ranks the layers 1, 2, 3, static 3, 2, 1), +1 on b/0: median -1. The
+  // largest over the smallest layer: 50 / 10 in every sample.
+  CHECK_THAT(r.output, Contains("| static | 3 | 1.00 | -1.00 (3) | 5.0 |"));
+  CHECK_THAT(r.output, !Contains("Mean tokens kept per layer"));
+
+  r = run_script("allocation_agreement.py", "--tasks a --layers " + ref);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("| static | 2 | 1.00 | -1.00 (2) | 5.0 |"));
+  CHECK_THAT(r.output, Contains("| layer | ref | static |"));
+  CHECK_THAT(r.output, Contains("| 0 | 7.5 | 50.0 |"));  // task a only: b's (60, 20, 10) left out
+  CHECK_THAT(r.output, Contains("| 1 | 22.5 | 30.0 |"));
+  CHECK_THAT(r.output, Contains("| 2 | 52.5 | 10.0 |"));
+
+  r = run_script("allocation_agreement.py", "--tasks vt " + ref);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("/ref: no compressed sample of the tasks vt (--tasks)"));
+  fs::remove_all(root);
+}
+
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
   const fs::path model = ripplekv::test::real_model("smollm2-135m-instruct");
   // get_model.sh keeps the verified GGUF it converted, named in the model's README.md.
