@@ -1,5 +1,6 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
-// samples_needed.py, decode_agreement.py), run with the project's Python on hand-made run folders
+// samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py), run with the
+// project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
 // GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
 // the shard, resume and table mechanics of the confirmatory runs (scripts/results/confirm_run.sh)
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/ripple/sensitivity_profile.h"
 #include "test_paths.h"
 #include "test_support.h"
 
@@ -228,6 +230,76 @@ TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a
   r = run_script("allocation_agreement.py", "--tasks vt " + ref);
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("/ref: no compressed sample of the tasks vt (--tasks)"));
+  fs::remove_all(root);
+}
+
+TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a profile the ripple allocator reads") {
+  const auto root = ripplekv::test::scratch_dir("evict_profile", "layers");
+  // 3 layers, 10-token prompts, about 4 kept: the others 10 each, so the total is 24 = 3 x 8.
+  auto r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 4 --dir '" +
+                                              (root / "alloc").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output == "4 8\n");
+  CHECK(ripplekv::test::read_text(root / "alloc/layer01.txt") == "10\n4\n10\n");
+  // A target whose total is not whole moves to the nearest one that is (6 -> 7: 27 = 3 x 9).
+  r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 6 --dir '" +
+                                         (root / "alloc6").string() + "'");
+  CHECK(r.output == "7 9\n");
+  r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 10 --dir '" +
+                                         (root / "bad").string() + "'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("0 < --target < --prompt-tokens"));
+
+  // A fidelity run of the three variants on 2 texts (and the full cache, which is left out).
+  const auto fid = root / "fidelity";
+  ripplekv::test::write_text(fid / "config.json", R"({"options": {"texts": "t.jsonl", "skip-texts": 0,
+      "prompt-tokens": 10, "continuation": 32, "dtype": "bfloat16"}})");
+  std::string csv = "method,budget,text,kl_mean,top1_agreement\n\"full\",8,0,0,1\n";
+  const double kl[3][2] = {{0.1, 0.3}, {0.02, 0.04}, {0.5, 0.7}};
+  for (int layer = 0; layer < 3; ++layer) {
+    for (int text = 0; text < 2; ++text) {
+      csv += fmt::format("\"snapkv:profile@file=out/alloc/layer{:02d}.txt\",8,{},{},0.5\n", layer, text, kl[layer][text]);
+    }
+  }
+  ripplekv::test::write_text(fid / "fidelity_texts.csv", csv);
+  nlohmann::json like = {{"format", "ripplekv-sensitivity-profile"}, {"version", 1},
+                         {"model", {{"num_layers", 3}, {"dtype", "float32"}, {"weights_fingerprint", "ckpt1:x"}}},
+                         {"calibration", {{"path", "t.jsonl"}, {"hash", "h"}, {"samples", 8}, {"max_tokens", 512}}},
+                         {"settings", {{"eps", 0.1}, {"noise_mode", "layer_mean"}}},
+                         {"layers", {{{"layer", 0}, {"mean", 3.0}}, {{"layer", 1}, {"mean", 2.0}}, {{"layer", 2}, {"mean", 1.0}}}}};
+  ripplekv::test::write_text(root / "like.json", like.dump());
+  const auto out = root / "evict.json";
+  r = run_script("evict_profile.py", "profile --fidelity '" + fid.string() + "' --like '" + (root / "like.json").string() +
+                                         "' --layer-budget 4 --out '" + out.string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("eviction order (most sensitive first): 2 0 1"));
+  CHECK_THAT(r.output, Contains("noise order (like.json): 0 1 2"));
+  CHECK_THAT(r.output, Contains("Spearman(eviction, noise) = -0.50"));
+  const auto p = nlohmann::json::parse(ripplekv::test::read_text(out));
+  CHECK(p["layers"][0]["mean"].get<double>() == Approx(0.2));
+  CHECK(p["layers"][0]["stderr"].get<double>() == Approx(0.1));  // sd 0.1414 / sqrt(2)
+  CHECK(p["layers"][2]["max"].get<double>() == Approx(0.7));
+  CHECK(p["layers"][1]["same_top_rate"].get<double>() == Approx(0.5));
+  CHECK(p["settings"]["noise_mode"] == "evict-snapkv-b4");
+  CHECK(p["settings"]["eps"].get<double>() == 0.0);
+  CHECK(p["calibration"]["samples"] == 2);
+  CHECK(p["calibration"]["max_tokens"] == 10);
+  CHECK(p["calibration"]["hash"] == "h");
+  CHECK(p["model"]["dtype"] == "bfloat16");
+  CHECK(p["model"]["weights_fingerprint"] == "ckpt1:x");
+  // ripplekv's own reader (the ripple allocator's) takes it
+  const auto read = ripplekv::read_profile_json(out.string());
+  CHECK(read.scores("mean") == std::vector<double>{0.2, 0.03, 0.6});
+  CHECK(read.noise_mode == "evict-snapkv-b4");
+
+  // A run that lacks a layer's variant is refused.
+  ripplekv::test::write_text(fid / "fidelity_texts.csv", csv.substr(0, csv.rfind('\n', csv.find("layer02")) + 1));
+  r = run_script("evict_profile.py", "profile --fidelity '" + fid.string() + "' --like '" + (root / "like.json").string() +
+                                         "' --layer-budget 4 --out '" + out.string() + "'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("one variant per layer (layerNN.txt) is needed"));
   fs::remove_all(root);
 }
 
