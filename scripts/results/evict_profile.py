@@ -25,6 +25,11 @@ Two steps (scripts/results/evict_profile.sh runs both around `ripplekv fidelity`
       same checkpoint, e.g. the noise profile), the settings say what was measured
       (noise_mode "evict-snapkv-b<b>", eps 0). The `ripple` allocator then takes it as any
       profile (profile=JSON). Prints both profiles' layer orders and their Spearman correlation.
+
+  evict_profile.py compare --reference RUNS/cake_b1024 [--tasks T,...] PROFILE...
+      how each profile's layer order (its mean KL) agrees with the mean tokens per layer a
+      reference variant kept (its kept-token logs, as allocation_agreement.py --layers reads
+      them): the Spearman correlation, and the layers each ranks in its top 5.
 """
 import argparse
 import csv
@@ -117,6 +122,24 @@ def profile(args):
     print(f"Spearman(eviction, noise) = {spearmanr(evict, noise).statistic:.2f}")
 
 
+def compare(args):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from allocation_agreement import allocations as kept_allocations, layer_means
+    tasks = set(args.tasks.split(",")) if args.tasks else None
+    ref = layer_means(kept_allocations(args.reference, tasks))
+    top = lambda v: " ".join(str(i) for i in sorted(range(len(v)), key=lambda i: -v[i])[:5])
+    name = os.path.basename(args.reference.rstrip("/"))
+    print(f"| profile | Spearman with {name}'s mean tokens per layer | its top 5 layers |")
+    print("|---|---|---|")
+    print(f"| ({name} itself) | 1.00 | {top(ref)} |")
+    for path in args.profiles:
+        with open(path, encoding="utf-8") as f:
+            scores = [l["mean"] for l in json.load(f)["layers"]]
+        if len(scores) != len(ref):
+            sys.exit(f"evict_profile.py: {path} has {len(scores)} layers, {args.reference} {len(ref)}")
+        print(f"| {os.path.basename(path)} | {spearmanr(scores, ref).statistic:.2f} | {top(scores)} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -130,8 +153,12 @@ def main():
     p.add_argument("--like", required=True, help="a profile of the same checkpoint (identity, calibration)")
     p.add_argument("--layer-budget", type=int, required=True, help="b, as `allocations` printed it")
     p.add_argument("--out", required=True)
+    c = sub.add_parser("compare", help="profiles' layer orders against a variant's kept tokens per layer")
+    c.add_argument("--reference", required=True, help="a compressed variant folder with kept-token logs")
+    c.add_argument("--tasks", help="comma-separated tasks whose samples alone count (default: all)")
+    c.add_argument("profiles", nargs="+")
     args = ap.parse_args()
-    allocations(args) if args.cmd == "allocations" else profile(args)
+    {"allocations": allocations, "profile": profile, "compare": compare}[args.cmd](args)
 
 
 if __name__ == "__main__":

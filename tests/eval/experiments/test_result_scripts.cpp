@@ -294,6 +294,19 @@ TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a prof
   CHECK(read.scores("mean") == std::vector<double>{0.2, 0.03, 0.6});
   CHECK(read.noise_mode == "evict-snapkv-b4");
 
+  // compare: the eviction order (2 0 1) against a variant that kept, per layer, 30, 10, 50
+  // tokens on average (two prompts), and the noise order (0 1 2) against it.
+  ripplekv::test::write_text(root / "cake/4096/kept/x.jsonl",
+                             "{\"_id\": \"0\", \"compressed\": true, \"kept\": [20, 10, 60]}\n"
+                             "{\"_id\": \"1\", \"compressed\": true, \"kept\": [40, 10, 40]}\n");
+  r = run_script("evict_profile.py", "compare --reference '" + (root / "cake").string() + "' '" + out.string() + "' '" +
+                                         (root / "like.json").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("| (cake itself) | 1.00 | 2 0 1 |"));
+  CHECK_THAT(r.output, Contains("| evict.json | 1.00 | 2 0 1 |"));
+  CHECK_THAT(r.output, Contains("| like.json | -0.50 | 0 1 2 |"));
+
   // A run that lacks a layer's variant is refused.
   ripplekv::test::write_text(fid / "fidelity_texts.csv", csv.substr(0, csv.rfind('\n', csv.find("layer02")) + 1));
   r = run_script("evict_profile.py", "profile --fidelity '" + fid.string() + "' --like '" + (root / "like.json").string() +
