@@ -48,12 +48,15 @@ def allocations(args):
     L, T = args.layers, args.prompt_tokens
     if L < 2 or T < 1 or not 0 < args.target < T:
         sys.exit(f"evict_profile.py: need --layers >= 2 and 0 < --target < --prompt-tokens (got {L}, {args.target}, {T})")
+    if args.target < args.min_kept + L:
+        sys.exit(f"evict_profile.py: --target {args.target} is too close to --min-kept {args.min_kept} (the selector's "
+                 "window and sinks, which every layer keeps): the allocator would raise that layer and cut the others")
     rest = (L - 1) * T
     # b with (rest + b) divisible by L, nearest the target (ties: the smaller)
     candidates = [x for x in range(max(1, args.target - L), min(T - 1, args.target + L) + 1) if (rest + x) % L == 0]
     if not candidates:
         sys.exit(f"evict_profile.py: no layer budget near {args.target} makes the total whole (L={L}, T={T})")
-    b = min(candidates, key=lambda x: (abs(x - args.target), x))
+    b = min((x for x in candidates if x >= args.min_kept), key=lambda x: (abs(x - args.target), x))
     os.makedirs(args.dir, exist_ok=True)
     for layer in range(L):
         with open(os.path.join(args.dir, f"layer{layer:02d}.txt"), "w", encoding="utf-8") as f:
@@ -109,7 +112,9 @@ def profile(args):
     out["model"] = dict(like["model"], dtype=opts["dtype"])
     out["seconds"] = 0.0  # the fidelity run's time is in its own folder, not measured here
     out["source"] = (f"scripts/results/evict_profile.py from {args.fidelity}: layer l's KL with only layer l "
-                     f"compressed by SnapKV to {b} of {opts['prompt-tokens']} prompt tokens")
+                     f"compressed by SnapKV to {b} of {opts['prompt-tokens']} prompt tokens, on the first {n} texts "
+                     f"after skip of at least {int(opts['prompt-tokens']) + int(opts['continuation'])} tokens "
+                     "(ripplekv fidelity passes over shorter ones)")
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=2)
         f.write("\n")
@@ -148,6 +153,7 @@ def main():
     a.add_argument("--prompt-tokens", type=int, required=True)
     a.add_argument("--target", type=int, required=True, help="tokens the compressed layer should keep")
     a.add_argument("--dir", required=True)
+    a.add_argument("--min-kept", type=int, default=32, help="tokens every layer keeps (SnapKV's window, 32)")
     p = sub.add_parser("profile", help="turn the fidelity run into a profile JSON")
     p.add_argument("--fidelity", required=True, help="the `ripplekv fidelity` output folder")
     p.add_argument("--like", required=True, help="a profile of the same checkpoint (identity, calibration)")

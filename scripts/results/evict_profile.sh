@@ -5,8 +5,9 @@
 # KLs become a profile JSON that the `ripple` allocator takes (profile=...).
 #
 #   scripts/results/evict_profile.sh MODEL_NAME LIKE_PROFILE OUT_DIR [TARGET] [PROMPT] [TEXTS]
-#       TARGET 128, PROMPT 1024, TEXTS 8 (the first TEXTS multi_news texts, the noise profiles'
-#       calibration texts)
+#       TARGET 128, PROMPT 1024, TEXTS 8 (the first TEXTS multi_news texts of at least PROMPT + 32
+#       tokens: `ripplekv fidelity` passes over shorter ones, so they can differ from a noise
+#       profile's first TEXTS, which are cut to their length instead)
 #   e.g. scripts/results/evict_profile.sh qwen2.5-coder-1.5b-instruct \
 #          results/qwen2.5-coder-1.5b-instruct/profiles/profile_multi_news_8x512_f32_layer_mean.json \
 #          results/qwen2.5-coder-1.5b-instruct/evict_profile

@@ -236,20 +236,25 @@ TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a
 TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a profile the ripple allocator reads") {
   const auto root = ripplekv::test::scratch_dir("evict_profile", "layers");
   // 3 layers, 10-token prompts, about 4 kept: the others 10 each, so the total is 24 = 3 x 8.
-  auto r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 4 --dir '" +
+  auto r = run_script("evict_profile.py", "allocations --min-kept 1 --layers 3 --prompt-tokens 10 --target 4 --dir '" +
                                               (root / "alloc").string() + "'");
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(r.output == "4 8\n");
   CHECK(ripplekv::test::read_text(root / "alloc/layer01.txt") == "10\n4\n10\n");
   // A target whose total is not whole moves to the nearest one that is (6 -> 7: 27 = 3 x 9).
-  r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 6 --dir '" +
+  r = run_script("evict_profile.py", "allocations --min-kept 1 --layers 3 --prompt-tokens 10 --target 6 --dir '" +
                                          (root / "alloc6").string() + "'");
   CHECK(r.output == "7 9\n");
-  r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 10 --target 10 --dir '" +
+  r = run_script("evict_profile.py", "allocations --min-kept 1 --layers 3 --prompt-tokens 10 --target 10 --dir '" +
                                          (root / "bad").string() + "'");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("0 < --target < --prompt-tokens"));
+  // A layer that must keep at least the selector's window (32 by default) cannot be cut to 4.
+  r = run_script("evict_profile.py", "allocations --layers 3 --prompt-tokens 100 --target 4 --dir '" +
+                                         (root / "bad").string() + "'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("--target 4 is too close to --min-kept 32"));
 
   // A fidelity run of the three variants on 2 texts (and the full cache, which is left out).
   const auto fid = root / "fidelity";
