@@ -80,8 +80,12 @@ def keep_columns(cols, wanted, where):
     """The columns of `cols` that `wanted` names (a column's name, or its task before the "@")."""
     if not wanted:
         return cols
-    out = {name: c for name, c in cols.items() if name in wanted or name.split("@")[0] in wanted}
-    missing = [w for w in wanted if not any(name == w or name.split("@")[0] == w for name in cols)]
+
+    def matches(name, w):
+        return name == w or name.split("@")[0] == w
+
+    out = {name: c for name, c in cols.items() if any(matches(name, w) for w in wanted)}
+    missing = [w for w in wanted if not any(matches(name, w) for name in cols)]
     if missing:
         sys.exit(f"run_pair.py: {where} has no column {missing[0]!r} (it has {sorted(cols)})")
     return out
