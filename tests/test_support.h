@@ -5,19 +5,72 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace ripplekv::test {
 
-// A fresh, empty folder under the system temp dir, unique to this process.
+namespace detail {
+
+// The scratch folders this process made, removed when it exits (the function-local static's
+// destructor runs after main returns), so a test run leaves nothing behind in the temp dir.
+// RIPPLEKV_KEEP_TEST_DIRS set to anything non-empty keeps them, to look at after a failure.
+class ScratchDirs {
+ public:
+  ScratchDirs() = default;
+  ScratchDirs(const ScratchDirs&) = delete;
+  ScratchDirs& operator=(const ScratchDirs&) = delete;
+
+  void add(const std::filesystem::path& dir) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(dirs_.begin(), dirs_.end(), dir) == dirs_.end()) dirs_.push_back(dir);
+  }
+
+  // Never throws: an exception escaping a static's destructor at exit would abort the process
+  // and turn a passing test into a failing one.
+  ~ScratchDirs() {
+    try {
+      const char* keep = std::getenv("RIPPLEKV_KEEP_TEST_DIRS");
+      if (keep && *keep) return;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& dir : dirs_) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+      }
+    } catch (...) {
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+inline ScratchDirs& scratch_dirs() {
+  static ScratchDirs dirs;
+  return dirs;
+}
+
+}  // namespace detail
+
+// A fresh, empty folder under the system temp dir, ripplekv_<prefix>_<name>_<pid>: unique to this
+// process, so test executables run at once (ctest -j) never share one. Removed when the process
+// exits unless RIPPLEKV_KEEP_TEST_DIRS is set and non-empty (a folder made again in the same
+// process is emptied first, as before).
 inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("ripplekv_" + prefix + "_" + name + "_" + std::to_string(::getpid()));
+  // Registered before it is made: a folder half made (create_directories threw) still goes.
+  detail::scratch_dirs().add(dir);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -1,13 +1,11 @@
 // Paths the eval tests read: the shared LongBench data (read-only) and the
-// checked-in fixtures.
+// checked-in fixtures; and their scratch folders (tests/test_support.h's).
 #pragma once
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include <unistd.h>
+#include "test_support.h"
 
 namespace ripplekv::eval::test {
 
@@ -21,20 +19,12 @@ inline std::filesystem::path reference_predictions_dir() {
 
 inline std::filesystem::path fixtures_dir() { return std::filesystem::path(RIPPLEKV_TEST_FIXTURES); }
 
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// The shared helpers under the names these tests use: one implementation of each.
+using ripplekv::test::read_text;
 
-// A fresh scratch folder in the system temp dir, unique per process.
+// A fresh scratch folder in the system temp dir (ripplekv_eval_test_<name>_<pid>), removed at exit.
 inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("ripplekv_eval_test_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return ripplekv::test::scratch_dir("eval_test", name);
 }
 
 }  // namespace ripplekv::eval::test

@@ -1,14 +1,10 @@
 // RippleKV: perturbation engine, KL sensitivity profiler, exponential budget mapper.
 #include "catch_torch.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "core/compress/budget_math.h"
 #include "core/compress/compression.h"
@@ -21,6 +17,7 @@
 #include "models/loaders/load_model.h"
 #include "models/loaders/opened_model.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 namespace fs = std::filesystem;
@@ -47,8 +44,11 @@ std::unique_ptr<LlamaModel> with_dead_attention(const LlamaModel& m, int64_t dea
   return std::make_unique<LlamaModel>(m.config(), w);
 }
 
+// A path in this process's scratch folder, made once (a second scratch_dir call would empty it
+// under a test's earlier files) and removed when the process exits.
 std::string temp_path(const std::string& name) {
-  return (fs::temp_directory_path() / fmt::format("ripplekv-{}-{}", ::getpid(), name)).string();
+  static const fs::path dir = test::scratch_dir("ripple", "files");
+  return (dir / name).string();
 }
 
 }  // namespace

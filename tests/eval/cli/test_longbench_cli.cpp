@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -28,11 +27,9 @@ Run run_ripplekv(const std::string& args) { return ripplekv::test::run_command(s
 
 std::string read_text(const fs::path& path) { return ripplekv::test::read_text(path); }
 
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ripplekv_lb_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
+// A path that does not exist yet (the program makes its --out folder), inside a scratch folder
+// removed when the process exits.
+fs::path scratch(const std::string& name) { return ripplekv::test::scratch_dir("lb_cli", name) / name; }
 
 std::string stories_args() {
   using ripplekv::test::shared_data;

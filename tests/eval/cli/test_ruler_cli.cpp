@@ -2,8 +2,6 @@
 // lengths, few tokens): a methods x budgets grid, resume, shards, `ripplekv table`, bad input.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,11 +18,9 @@ namespace {
 using Run = ripplekv::test::CommandResult;
 Run run_ripplekv(const std::string& args) { return ripplekv::test::run_command(std::string(RIPPLEKV_BINARY) + " " + args); }
 std::string read_text(const fs::path& p) { return ripplekv::test::read_text(p); }
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ripplekv_ruler_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
+// A path that does not exist yet (the program makes its --out folder), inside a scratch folder
+// removed when the process exits.
+fs::path scratch(const std::string& name) { return ripplekv::test::scratch_dir("ruler_cli", name) / name; }
 std::string smollm2() {
   return "--model " + ripplekv::test::real_model("smollm2-135m-instruct") + " --dtype bfloat16 --threads 2";
 }

@@ -70,8 +70,7 @@ void write_predictions(const fs::path& file, const std::vector<std::string>& pre
 }  // namespace
 
 TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and the samples it needs") {
-  const auto root = fs::temp_directory_path() / "ripplekv_test_result_scripts";
-  fs::remove_all(root);
+  const auto root = ripplekv::test::scratch_dir("result_scripts", "run_pair");
   const auto a = "ripple@profile=p_ratio=2_b1024", b = "cake_b1024";
   // Two sample sets of 3 prompts per column. A - B per prompt, pooled over the sets:
   // column x: 10 0 20 | 0 5 0, column y: 0 0 0 | 10 0 0.
@@ -158,8 +157,7 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
 }
 
 TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) compared prediction by prediction") {
-  const auto root = fs::temp_directory_path() / "ripplekv_test_decode_agreement";
-  fs::remove_all(root);
+  const auto root = ripplekv::test::scratch_dir("decode_agreement", "trees");
   // Variant v in both trees: task x at 4096, 2 samples; the second prediction differs and scores
   // 0 on the GPU side, 50 on the CPU side. Variant w is in one tree only and is not compared.
   write_run(root / "gpu" / "v", 1, {{"x@4096", {100, 0}}});
@@ -337,7 +335,7 @@ TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_mo
   REQUIRE(digest.status == 0);
   const std::string hex = digest.output.substr(0, 64);
   REQUIRE(hex.find_first_not_of("0123456789abcdef") == std::string::npos);
-  const auto out = fs::temp_directory_path() / "ripplekv_test_gguf_weights.safetensors";
+  const auto out = ripplekv::test::scratch_dir("gguf_weights", "rebuilt") / "model.safetensors";
   const auto r = run_script("device/gguf_weights.py",
                             "--gguf '" + gguf.string() + "' --out '" + out.string() + "' --expect " + hex);
   INFO(r.output);
@@ -355,9 +353,7 @@ TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_mo
 }
 
 TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outputs") {
-  const auto root = fs::temp_directory_path() / "ripplekv_test_headline";
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const auto root = ripplekv::test::scratch_dir("headline", "specs");
   const std::string S = std::string(RIPPLEKV_SOURCE_DIR) + "/results/smollm2-135m-instruct/";
   auto write_spec = [&](const std::string& name, const std::string& text) {
     std::ofstream(root / name) << "[columns]\ndefault_title = D\nstrong_title = R\n\n" << text;

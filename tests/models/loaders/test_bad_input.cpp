@@ -3,8 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <algorithm>
@@ -16,20 +14,20 @@
 #include "models/loaders/load_model.h"
 #include "models/loaders/safetensors.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 namespace fs = std::filesystem;
 
 namespace {
 
+// A fresh folder of its own (numbered: one per TempDir made), removed when the process exits.
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / fs::path("ripplekv-test-" + std::to_string(::getpid()) + "-" +
-                                                std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path);
+    static int made = 0;
+    path = test::scratch_dir("bad_input", std::to_string(made++));
   }
-  ~TempDir() { fs::remove_all(path); }
 };
 
 std::string read_file(const fs::path& p) {

@@ -2,8 +2,6 @@
 // first use.
 #include "catch_torch.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include "models/loaders/load_model.h"
 #include "models/loaders/opened_model.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 namespace fs = std::filesystem;
@@ -25,9 +24,7 @@ bool has(const TokenIds& ids, TokenId id) { return std::find(ids.begin(), ids.en
 
 TEST_CASE("OpenedModel: a HF folder opens without loading its weights - stop tokens from both configs and the tokenizer",
           "[models][loaders]") {
-  const fs::path dir = fs::temp_directory_path() / ("ripplekv-opened-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test::scratch_dir("loaders", "opened");
   for (const auto* f : {"config.json", "model.safetensors"}) fs::copy_file(fs::path(test::fixture("hf/llama_gqa")) / f, dir / f);
   std::ofstream(dir / "generation_config.json") << R"({"bos_token_id": 1, "eos_token_id": [2, 7]})";
   const auto tokenizer = test::shared_data("tokenizers/llama2/tokenizer.model");
@@ -63,8 +60,7 @@ TEST_CASE("OpenedModel: a llama2.c file is loaded at once - it stops on BOS as r
 
 TEST_CASE("OpenedModel: a missing checkpoint is an error naming it", "[models][loaders]") {
   CHECK_THROWS_WITH(OpenedModel("/nonexistent/ripplekv-model", "", {}), Contains("/nonexistent/ripplekv-model"));
-  const fs::path empty = fs::temp_directory_path() / ("ripplekv-opened-empty-" + std::to_string(::getpid()));
-  fs::create_directories(empty);
+  const fs::path empty = test::scratch_dir("loaders", "opened_empty");
   CHECK_THROWS_WITH(OpenedModel(empty.string(), "", {}), Contains("no config.json"));
   fs::remove_all(empty);
 }

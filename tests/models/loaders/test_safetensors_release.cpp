@@ -2,8 +2,6 @@
 // and the tensor still reads the same bytes after (the pages fault back in from the file).
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -19,7 +17,7 @@ using namespace ripplekv;
 namespace fs = std::filesystem;
 
 TEST_CASE("A released tensor's file pages leave resident memory and read back the same", "[loaders]") {
-  const auto path = fs::temp_directory_path() / ("ripplekv-release-" + std::to_string(::getpid()) + ".safetensors");
+  const auto path = test::scratch_dir("loaders", "release") / "release.safetensors";
   const int64_t n = 16 << 20;  // 64 MiB of float32
   std::vector<float> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = static_cast<float>(i % 1000) * 0.5f;

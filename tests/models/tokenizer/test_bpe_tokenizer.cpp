@@ -3,7 +3,6 @@
 // (fixtures from scripts/make_bpe_fixtures.py), and rejects what it does not implement.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include "models/tokenizer/pre_tokenizer.h"
 #include "models/tokenizer/tokenizer.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace ripplekv;
 namespace fs = std::filesystem;
@@ -76,15 +76,10 @@ void check_against_reference(const std::string& name) {
 }
 
 // A scratch directory holding a tokenizer.json (and optionally tokenizer_config.json), removed
-// at the end of the test.
+// when the process exits (test::scratch_dir).
 struct ScratchTokenizer {
   fs::path dir;
-  explicit ScratchTokenizer(const std::string& tag) {
-    dir = fs::temp_directory_path() / ("ripplekv_bpe_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~ScratchTokenizer() { fs::remove_all(dir); }
+  explicit ScratchTokenizer(const std::string& tag) : dir(test::scratch_dir("bpe", tag)) {}
   std::string write(const std::string& file, const std::string& text) const {
     std::ofstream(dir / file) << text;
     return (dir / file).string();
