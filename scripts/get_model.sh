@@ -4,7 +4,7 @@
 # dequantized weights, tokenizer.json/tokenizer_config.json, generation_config.json).
 #
 #   scripts/get_model.sh smollm2-135m-instruct             # ~93 MB download, ~0.5 GB converted
-#   scripts/get_model.sh qwen2.5-coder-1.5b-instruct       # ~1.1 GB download, ~6 GB converted
+#   scripts/get_model.sh qwen2.5-coder-1.5b-instruct       # ~1.1 GB download, ~7 GB converted
 #   scripts/get_model.sh NAME --dir /some/cache
 #
 # Cache: ${RIPPLEKV_MODEL_CACHE:-$HOME/.cache/ripplekv/models} (--dir overrides). Wheels go to

@@ -8,7 +8,7 @@ ignore_merges, Qwen2's NFC normalizer, special tokens appended after the learned
 and records what `tokenizers` gives for a set of texts. tests/models/tokenizer/test_bpe_tokenizer.cpp
 requires ripplekv's C++ tokenizer to give the same ids and decodes.
 
-    /tmp/venvtest/bin/python scripts/make_bpe_fixtures.py [--data DIR] [--out DIR]
+    .venv/bin/python scripts/make_bpe_fixtures.py [--data DIR] [--out DIR]
 """
 import argparse
 import glob

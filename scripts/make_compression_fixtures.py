@@ -35,7 +35,7 @@ Everything is seeded; re-running reproduces the files byte for byte with the sam
 transformers versions. CPU only, one thread.
 
 Usage:
-    /tmp/venvtest/bin/python scripts/make_compression_fixtures.py --out tests/fixtures/compression
+    .venv/bin/python scripts/make_compression_fixtures.py --out tests/fixtures/compression
 """
 
 import argparse

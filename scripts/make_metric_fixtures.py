@@ -2,14 +2,11 @@
 """Writes tests/fixtures/metrics/metric_parity.jsonl: LongBench metric scores made
 with the official Python packages, for tests/eval/longbench/test_metric_parity.cpp.
 
-Needs (pip, in a private venv; the file in the repo was made with CPython 3.11.7):
-    rouge==1.0.1 six==1.17.0 fuzzywuzzy==0.18.0 python-Levenshtein==0.27.5
-    Levenshtein==0.27.5 rapidfuzz==3.14.6 numpy==2.4.6
+Needs the official metric packages, which scripts/setup.sh pins in .venv (rouge==1.0.1
+six==1.17.0 fuzzywuzzy==0.18.0 python-Levenshtein==0.27.5 Levenshtein==0.27.5
+rapidfuzz==3.14.6 numpy==2.4.6; the file in the repo was made with CPython 3.11.7):
 
-    python3 -m venv /tmp/mvenv
-    /tmp/mvenv/bin/pip install rouge==1.0.1 six==1.17.0 fuzzywuzzy==0.18.0 \
-        python-Levenshtein==0.27.5 Levenshtein==0.27.5 rapidfuzz==3.14.6 numpy==2.4.6
-    /tmp/mvenv/bin/python scripts/make_metric_fixtures.py \
+    .venv/bin/python scripts/make_metric_fixtures.py \
         --data ../shared/data/longbench --out tests/fixtures/metrics/metric_parity.jsonl
 
 The metric functions below restate LongBench v1's metrics.py / eval.py

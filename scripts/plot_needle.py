@@ -10,7 +10,7 @@
                              and colorbar.
 
 needle.json (written by ripplekv):
-    {"label": "snapkv b128", "metric": "rouge-l recall x 100", "lengths": [1024, 2048],
+    {"label": "snapkv b128", "metric": "rouge-1 recall x 100", "lengths": [1024, 2048],
      "depths": [0, 25, 50, 75, 100], "scores": [[s(depth0,len0), s(depth0,len1)], ...]}
 scores[i][j] is depth i, length j, in 0..100, or null for a cell that was not run. The title
 gives the label and the mean over the cells that were run. Nothing is recomputed here.

@@ -1,4 +1,4 @@
-# Sourced by the device scripts (check.sh, batched_step.sh) from the repository root: the kit's
+# Sourced by the device scripts (check.sh, batched_step.sh, real_model.sh) from the repository root: the kit's
 # defaults (KIT, DEVICE, PY, OUT from the caller's default) and its loader settings. Stops the
 # caller with exit 2 and a fix where the kit or a torch to load is missing.
 #   source scripts/device/kit_env.sh NAME BINARY...   # NAME: the caller, for its messages

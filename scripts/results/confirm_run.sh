@@ -1,7 +1,8 @@
-# The mechanics of a confirmatory RULER run whose size and analysis were fixed in advance
-# (qwen_confirm4k.sh, qwen_confirm8k.sh): two 1-thread shards side by side, resumed by
-# rerunning, each call's wall time, peak memory and CPU kernels logged, and the table made
-# once, when every prompt is scored. Sourced, not run: the plan script sets
+# The mechanics of a RULER run whose size and analysis were fixed in advance (the confirmatory
+# qwen_confirm4k.sh and qwen_confirm8k.sh, the exploratory qwen_explore_evict4k.sh): two
+# 1-thread shards side by side, resumed by rerunning, each call's wall time, peak memory and
+# CPU kernels logged, and the table made once, when every prompt is scored. Sourced, not run:
+# the plan script sets
 #   NAME     its name, for messages (e.g. qwen_confirm8k.sh)
 #   DIR      the run's folder (runs/ and tables/ go under it, wall_times.txt beside them)
 #   LENGTH SAMPLES SEED TASKS BUDGETS METHODS   what ruler runs (TASKS: how many tasks, 11)

@@ -17,7 +17,7 @@ Two steps (scripts/results/evict_profile.sh runs both around `ripplekv fidelity`
       makes the allocator's total (L x BUDGET) exactly (L - 1) T + b, so layer NN keeps exactly
       b tokens and the others all T. b is the value nearest B_LAYER for which BUDGET is whole.
 
-  evict_profile.py profile --fidelity DIR --like PROFILE --out JSON
+  evict_profile.py profile --fidelity DIR --like PROFILE --layer-budget B --out JSON
       reads DIR/fidelity_texts.csv (one row per variant and text), and writes a profile in
       ripplekv's format whose layer l holds the statistics of layer l's per-text KLs: mean,
       stderr (over texts), p50, p90, max (over texts, not positions) and same_top_rate (the

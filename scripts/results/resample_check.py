@@ -10,7 +10,7 @@ interval end is within the Monte Carlo error of 0.
         [--scratch /tmp/ripplekv_resample_check] [--out results/resample_check.md]
 
 Prints and writes one line per moved verdict and the count; about 5 minutes on 2 threads for
-the 118 table folders of this repository at 100,000 resamples.
+the table folders of this repository (about 140) at 100,000 resamples.
 """
 import argparse
 import csv

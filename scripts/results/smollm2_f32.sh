@@ -42,7 +42,7 @@
 #               of r = 2, 4 and 8 there, so that all four 8k sample sets hold it (SHARD=i/n)
 #   ruler8k44_all  every method of ruler8k45 on the seed-44 8k samples at 128-1024 (they held 128 and
 #               1024 without H2O and StreamingLLM); done runs are kept, so this adds only those
-#   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in this order; rerun to resume)
+#   scripts/results/smollm2_f32.sh [TARGET ...]   (default: all, in the order of the targets=() line; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), OUT (default
 # results/smollm2-135m-instruct), MODEL (default: scripts/get_model.sh's checkpoint).
 set -euo pipefail

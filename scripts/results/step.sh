@@ -1,4 +1,4 @@
-# Sourced by the resumable results scripts (qwen_subset.sh, smollm2_f32.sh):
+# Sourced by the resumable results scripts (qwen_subset.sh, smollm2_f32.sh, smollm2_prompt.sh):
 #   step NAME DONE_FILE COMMAND...
 # runs COMMAND unless DONE_FILE exists (a finished step is kept, so rerunning the script
 # resumes it), and appends its wall time to $OUT/wall_times.txt as "SCRIPT: NAME took N s" once
