@@ -22,13 +22,13 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
-#include <thread>
 
 #include "core/compress/compression.h"
 #include "core/compress/method_presets.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "eval/engine/engine.h"
 #include "eval/list_option.h"
+#include "bench_cli.h"
 #include "random_model.h"
 
 using namespace ripplekv;
@@ -81,36 +81,29 @@ double seconds(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  // SmolLM2-135M-Instruct's shape.
-  int64_t layers = 30, hidden = 576, heads = 9, kv_heads = 3, inter = 1536, vocab = 49152, tokens = 2000, samples = 2,
-          new_tokens = 16;
+  bench::ShapeOptions shape{30, 576, 9, 3, 1536, 49152};  // SmolLM2-135M-Instruct's shape
+  int64_t tokens = 2000, samples = 2, new_tokens = 16;
   std::string dtype = "bfloat16", methods_csv = "snapkv,pyramidkv,streamingllm,h2o,cake,squeeze,ripple,knorm",
               budgets_csv = "128,256,512";
   int threads = 0;
   po::options_description desc("ripplekv_bench_engine options");
-  desc.add_options()("help,h", "help")("layers", po::value(&layers)->default_value(layers), "layers")(
-      "hidden", po::value(&hidden)->default_value(hidden), "hidden size")(
-      "heads", po::value(&heads)->default_value(heads), "query heads")(
-      "kv-heads", po::value(&kv_heads)->default_value(kv_heads), "KV heads")(
-      "intermediate", po::value(&inter)->default_value(inter), "MLP size")(
-      "vocab", po::value(&vocab)->default_value(vocab), "vocabulary")(
-      "tokens", po::value(&tokens)->default_value(tokens), "prompt tokens per sample")(
+  desc.add_options()("help,h", "help");
+  shape.add_to(desc);
+  desc.add_options()("tokens", po::value(&tokens)->default_value(tokens), "prompt tokens per sample")(
       "samples", po::value(&samples)->default_value(samples), "samples")(
       "new-tokens", po::value(&new_tokens)->default_value(new_tokens), "tokens each variant decodes per sample")(
       "dtype", po::value(&dtype)->default_value(dtype), "float32 | bfloat16")(
       "methods", po::value(&methods_csv)->default_value(methods_csv), "method presets besides full")(
       "budgets", po::value(&budgets_csv)->default_value(budgets_csv), "budgets per method")(
       "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (!bench::parse_args(desc, argc, argv)) return 0;
+  if (dtype != "float32" && dtype != "bfloat16") {
+    throw std::invalid_argument("--dtype " + dtype + ": use float32 or bfloat16");
   }
-  at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
+  bench::set_threads(threads);
   at::manual_seed(0);
   const auto type = dtype == "bfloat16" ? at::kBFloat16 : at::kFloat;
+  const auto& [layers, hidden, heads, kv_heads, inter, vocab] = shape;
   const auto c = bench::llama_shape(layers, hidden, heads, kv_heads, inter, vocab, tokens + new_tokens + 16);
   LlamaModel model(c, bench::random_weights(c, type), "bench-engine-random");
   const RandomPromptTask task(vocab, samples, tokens, new_tokens);

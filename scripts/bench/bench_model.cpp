@@ -18,7 +18,6 @@
 #include <iostream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "core/compress/compression.h"
 #include "models/generation/generate.h"
@@ -27,6 +26,7 @@
 #include "models/ops/cudnn_attention.h"
 #include "models/ops/greedy_argmax.h"
 #include "models/ops/linear.h"
+#include "bench_cli.h"
 #include "op_profile.h"
 #include "random_model.h"
 
@@ -162,15 +162,9 @@ int main(int argc, char** argv) try {
       "cudnn-attention-everywhere", po::bool_switch(&cudnn_everywhere),
       "CUDA: let ATen pick cuDNN attention for decode and masked attention too (its own default; "
       "one graph build per K/V shape), to measure what ripplekv's default avoids");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (!bench::parse_args(desc, argc, argv)) return 0;
   ops::set_cudnn_attention_everywhere(cudnn_everywhere);
-  at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
+  bench::set_threads(threads);
   at::manual_seed(0);
   const auto device = parse_device(device_s);
   const auto& shape = bench::find_shape(shape_s);

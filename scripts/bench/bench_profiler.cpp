@@ -11,39 +11,30 @@
 
 #include <chrono>
 #include <iostream>
-#include <thread>
 
 #include "core/ripple/sensitivity_profiler.h"
+#include "bench_cli.h"
 #include "random_model.h"
 
 using namespace ripplekv;
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) try {
-  int64_t layers = 22, hidden = 512, heads = 8, kv_heads = 2, inter = 1408, vocab = 32000, tokens = 256, samples = 2,
-          draws = 1;
+  bench::ShapeOptions shape{22, 512, 8, 2, 1408, 32000};
+  int64_t tokens = 256, samples = 2, draws = 1;
   int threads = 0;
   po::options_description desc("ripplekv_bench_profiler options");
-  desc.add_options()("help,h", "help")("layers", po::value(&layers)->default_value(layers), "layers")(
-      "hidden", po::value(&hidden)->default_value(hidden), "hidden size")(
-      "heads", po::value(&heads)->default_value(heads), "query heads")(
-      "kv-heads", po::value(&kv_heads)->default_value(kv_heads), "KV heads")(
-      "intermediate", po::value(&inter)->default_value(inter), "MLP size")(
-      "vocab", po::value(&vocab)->default_value(vocab), "vocabulary")(
-      "tokens", po::value(&tokens)->default_value(tokens), "tokens per sample")(
+  desc.add_options()("help,h", "help");
+  shape.add_to(desc);
+  desc.add_options()("tokens", po::value(&tokens)->default_value(tokens), "tokens per sample")(
       "samples", po::value(&samples)->default_value(samples), "calibration samples")(
       "draws", po::value(&draws)->default_value(draws), "noise draws")(
       "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
+  if (!bench::parse_args(desc, argc, argv)) return 0;
+  bench::set_threads(threads);
+  const int64_t layers = shape.layers, hidden = shape.hidden, vocab = shape.vocab;
   at::manual_seed(0);
-  const auto c = bench::llama_shape(layers, hidden, heads, kv_heads, inter, vocab, 4096);
+  const auto c = bench::llama_shape(layers, hidden, shape.heads, shape.kv_heads, shape.inter, vocab, 4096);
   auto mw = bench::random_weights(c, at::kFloat);
   LlamaModel model(c, mw);
   std::vector<std::vector<int64_t>> data;
