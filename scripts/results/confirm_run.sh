@@ -6,7 +6,6 @@
 #   NAME     its name, for messages (e.g. qwen_confirm8k.sh)
 #   DIR      the run's folder (runs/ and tables/ go under it, wall_times.txt beside them)
 #   LENGTH SAMPLES SEED TASKS BUDGETS METHODS   what ruler runs (TASKS: how many tasks, 11)
-#   LAST     a run folder under runs/ whose result.json means the scoring finished
 # and then calls confirm_main "$@". Environment: BIN (default build/ripplekv), MODEL (default:
 # scripts/get_model.sh's checkpoint), LOGS (default /tmp/ripplekv_<NAME without .sh>: each
 # shard's output, with its progress line and ETA).
@@ -26,6 +25,13 @@ confirm_done_prompts() {  # distinct (task, sample) predictions of the full-cach
     local task; task=$(basename "$f"); task=${task%%.*}
     grep -o '"index":[0-9]*' "$f" | sed "s/^/$task /"
   done | sort -u | wc -l
+}
+
+confirm_unscored() {  # the first variant folder under runs/ (one with config.json) lacking its result.json
+  local d
+  for d in "$DIR"/runs/*/; do
+    if [ -f "$d/config.json" ] && [ ! -f "$d/result.json" ]; then basename "$d"; return; fi
+  done
 }
 
 confirm_kernels() {  # the CPU kernels shard I ran with (the bits follow them; the CPU may change between sessions)
@@ -66,11 +72,17 @@ confirm_main() {
   confirm_shard 1 & local s1=$!
   wait $s0 || rc=1
   wait $s1 || rc=1
-  if [ "$(confirm_done_prompts)" -eq "$total" ] && [ -f "$DIR/runs/$LAST/result.json" ]; then
+  # The table is made once: when every prompt is predicted and every variant scored (the last
+  # shard to finish merges and scores; a stop during scoring leaves a folder without result.json).
+  local predicted unscored
+  predicted=$(confirm_done_prompts) unscored=$(confirm_unscored)
+  if [ "$predicted" -eq "$total" ] && [ -z "$unscored" ]; then
     "$BIN" table --resamples 100000 --runs "$DIR/runs" --out "$DIR/tables"
+  elif [ "$predicted" -eq "$total" ]; then
+    echo "$NAME: all $total prompts are predicted, but $DIR/runs/$unscored has no result.json" \
+      "(its scoring did not finish); rerun to score (shard logs in $LOGS)"
   else
-    echo "$NAME: $(confirm_done_prompts) of $total prompts done; rerun to resume" \
-      "(shard logs in $LOGS)"
+    echo "$NAME: $predicted of $total prompts done; rerun to resume (shard logs in $LOGS)"
   fi
   return $rc
 }

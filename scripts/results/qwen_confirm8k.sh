@@ -38,7 +38,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 Q=results/qwen2.5-coder-1.5b-instruct
 NAME=qwen_confirm8k.sh DIR=$Q/ruler8k_confirm
-LENGTH=8192 SAMPLES=53 SEED=300 TASKS=11 BUDGETS=256,1024 LAST=cake_b1024
+LENGTH=8192 SAMPLES=53 SEED=300 TASKS=11 BUDGETS=256,1024
 PLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json
 METHODS="full,cake,ripple@profile=$PLF,ratio=8,normalize=rank"
 source scripts/results/confirm_run.sh; confirm_main "$@"; exit

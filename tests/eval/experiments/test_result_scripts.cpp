@@ -153,7 +153,6 @@ TEST_CASE("run_pair.py and samples_needed.py: the pooled paired difference and t
     CHECK(r.status != 0);
     CHECK_THAT(r.output, Contains("'h2o_*' matches 0 folders under"));
   }
-  fs::remove_all(root);
 }
 
 TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) compared prediction by prediction") {
@@ -186,7 +185,6 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   CHECK_THAT(lb.output, Contains("(batched) against"));
   CHECK_THAT(lb.output, Contains("**2 of 3 predictions identical (66.7%)**"));
   CHECK_THAT(lb.output, Contains("| u | 3 | 2 | 20.00 | 10.00 | +10.00 |"));
-  fs::remove_all(root);
 }
 
 TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a reference, and per layer") {
@@ -228,7 +226,6 @@ TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a
   r = run_script("allocation_agreement.py", "--tasks vt " + ref);
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("/ref: no compressed sample of the tasks vt (--tasks)"));
-  fs::remove_all(root);
 }
 
 TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a profile the ripple allocator reads") {
@@ -316,7 +313,6 @@ TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a prof
                                          "' --layer-budget 4 --out '" + out.string() + "'");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("one variant per layer (layerNN.txt) is needed"));
-  fs::remove_all(root);
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
@@ -475,14 +471,14 @@ TEST_CASE("headline.py: the results at a glance, read from `ripplekv table` outp
     // and the README's results at a glance holds that table
     CHECK_THAT(ripplekv::test::read_text(source / "README.md"), Contains(text));
   }
-  fs::remove_all(root);
 }
 
 TEST_CASE("confirm_run.sh: two shards resumed until every prompt is predicted, then the table once") {
   // A stand-in for build/ripplekv: `ruler --shard I/2` records its command line, then predicts
   // the samples I owns (every second one) that its shard file lacks, or fails where FAKE_FAIL
-  // names its shard; once both shard files hold every sample it writes cake_b1024/result.json
-  // as scoring would. `table` records its arguments. The script itself also runs
+  // names its shard; once both shard files hold every sample it writes each variant folder's
+  // result.json as scoring would, except cake_b1024's where FAKE_UNSCORED is set (a stop during
+  // scoring). `table` records its arguments. The script itself also runs
   // scripts/get_ruler_data.sh (scripts/test.sh fetches the word lists before ctest), /usr/bin/time
   // and lscpu.
   const auto root = ripplekv::test::scratch_dir("confirm_run", "resume");
@@ -500,13 +496,15 @@ shard=${opt[--shard]%/2}
 dir=$out/full/${opt[--lengths]}/shards
 mkdir -p "$dir"
 echo '{"info": {"cpu_kernels": "fake_kernels"}}' > "$out/full/config.json"
+mkdir -p "$out/cake_b1024" "$out/data"; echo '{}' > "$out/cake_b1024/config.json"
 file=$dir/t.shard-$shard-of-2.jsonl
 touch "$file"
 for ((k = shard; k < ${opt[--samples]}; k += 2)); do
   grep -q "\"index\":$k," "$file" || echo "{\"index\":$k,\"pred\":\"p\"}" >> "$file"
 done
 if [ "$(cat "$dir"/*.jsonl | sort -u | wc -l)" -eq "${opt[--samples]}" ]; then
-  mkdir -p "$out/cake_b1024"; echo '{}' > "$out/cake_b1024/result.json"
+  echo '{}' > "$out/full/result.json"
+  [ -n "${FAKE_UNSCORED:-}" ] || echo '{}' > "$out/cake_b1024/result.json"
 fi
 )SH");
   fs::permissions(fake, fs::perms::owner_all);
@@ -515,7 +513,7 @@ fi
     return ripplekv::test::run_command(
         "cd '" + std::string(RIPPLEKV_SOURCE_DIR) + "' && " + env + " BIN='" + fake.string() + "' MODEL=m LOGS='" +
         (root / "logs").string() + "' NAME=t.sh DIR='" + dir.string() +
-        "' LENGTH=64 SAMPLES=3 SEED=1 TASKS=1 BUDGETS=1 METHODS=full LAST=cake_b1024 bash -c "
+        "' LENGTH=64 SAMPLES=3 SEED=1 TASKS=1 BUDGETS=1 METHODS=full bash -c "
         "'set -euo pipefail; source scripts/results/confirm_run.sh; confirm_main \"$@\"' _ " + args);
   };
   const auto wall_times = dir / "wall_times.txt";
@@ -530,7 +528,16 @@ fi
   CHECK_THAT(ripplekv::test::read_text(wall_times), Contains("kernels fake_kernels ("));
   CHECK(run("", "status").output == "2 of 3 prompts predicted in " + (dir / "runs").string() + "\n");
 
-  // The second call resumes: shard 1 predicts sample 1, and the table is made over runs/.
+  // The second call resumes: shard 1 predicts sample 1, but a variant's scoring is stopped:
+  // every prompt is predicted, and still no table.
+  r = run("FAKE_UNSCORED=1", "");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Contains("t.sh: all 3 prompts are predicted, but " + (dir / "runs" / "cake_b1024").string() +
+                                " has no result.json (its scoring did not finish); rerun to score"));
+  CHECK_FALSE(fs::exists(dir / "tables"));
+
+  // The third call scores, and the table is made over runs/.
   r = run("", "");
   INFO(r.output);
   CHECK(r.status == 0);
@@ -547,7 +554,7 @@ fi
                              "--budgets 1 --methods full --shard " + shard + "/2 --out " + (dir / "runs").string() + "\n";
     size_t count = 0;
     for (size_t at = calls.find(line); at != std::string::npos; at = calls.find(line, at + 1)) ++count;
-    CHECK(count == 2);
+    CHECK(count == 3);
   }
 
   // Bad input: an unknown argument, a missing program.
@@ -558,5 +565,4 @@ fi
                                   "bash -c 'source scripts/results/confirm_run.sh; confirm_main'");
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("t.sh: /nonexistent/ripplekv is missing: run scripts/setup.sh first (or set BIN)"));
-  fs::remove_all(root);
 }
