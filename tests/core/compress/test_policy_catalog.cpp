@@ -83,7 +83,6 @@ TEST_CASE("Policies read exactly the options their catalog rows declare, with th
   CHECK_THROWS_WITH(make_selector("snapkv", choice), Catch::Contains("one of max, avg, none"));
   CHECK(ripple_option_default("calibration_samples") == "16");
   CHECK_THROWS_AS(ripple_option_default("nonsense"), std::logic_error);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("The README's method tables are the policy catalog's (ripplekv methods --markdown)", "[core][registry]") {

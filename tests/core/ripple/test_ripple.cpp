@@ -439,7 +439,6 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   CHECK(count() == 8);
   const CompressionSpec uniform{"snapkv", "uniform", 16, {{"window", "8"}}};
   CHECK(CompressionMethod::create(uniform, opened)->spec().options == uniform.options);
-  fs::remove_all(cache_dir);
 }
 
 TEST_CASE("Registry: exactly the model-bound allocators have a prepare step", "[core][ripple]") {

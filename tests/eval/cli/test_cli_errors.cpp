@@ -79,7 +79,6 @@ TEST_CASE("Options that make no sense are refused", "[cli][bad-input]") {
   check_refused("fidelity " + stories() + " --texts " + shared_data("longbench/raw/multi_news.jsonl") +
                     " --methods snapkv --budgets 32 --prompt-tokens 500 --continuation 64",
                 "exceed the model's 512-token context");
-  fs::remove_all(scratch);
 }
 
 TEST_CASE("A profile with a negative KL divergence is refused", "[cli][bad-input]") {
@@ -89,7 +88,6 @@ TEST_CASE("A profile with a negative KL divergence is refused", "[cli][bad-input
     "model": {"num_layers": 2}, "calibration": {}, "settings": {},
     "layers": [{"layer": 0, "mean": 0.001}, {"layer": 1, "mean": -0.5}]})");
   check_refused("allocate --profile " + path.string() + " --budget 64", "layers[1].mean = -0.5 is not a KL divergence");
-  fs::remove_all(scratch);
 }
 
 TEST_CASE("One writer per run folder: a second longbench on the same folder and shard is refused", "[cli][lock]") {
@@ -111,7 +109,6 @@ TEST_CASE("One writer per run folder: a second longbench on the same folder and 
   r = run_ripplekv(args);
   INFO(r.output);
   CHECK(r.status == 0);
-  fs::remove_all(out);
 }
 
 TEST_CASE("longbench-score never overwrites score files ripplekv did not write", "[cli][bad-input]") {
@@ -137,14 +134,12 @@ TEST_CASE("longbench-score never overwrites score files ripplekv did not write",
   const std::string line = "{\"_id\": \"a\", \"pred\": \"x\", \"answers\": [\"x\"], \"all_classes\": null, \"length\": 1}\n";
   ripplekv::test::write_text(dup / "samsum.jsonl", line + line);
   check_refused("longbench-score --pred " + dup.string(), "_id \"a\" was already on line 1");
-  fs::remove_all(root);
 }
 
 TEST_CASE("A <task>.jsonl that is a folder is an error, not silently skipped", "[cli][bad-input]") {
   const auto root = ripplekv::test::scratch_dir("cli_errors", "jsonl_dir");
   fs::create_directories(root / "samsum.jsonl");
   check_refused("longbench-score --pred " + root.string(), "samsum.jsonl: is not a file");
-  fs::remove_all(root);
 }
 
 TEST_CASE("A folder given where a file belongs is a clear error, not a library message or an empty read",
@@ -163,7 +158,6 @@ TEST_CASE("A folder given where a file belongs is a clear error, not a library m
                 "is a folder, not a file; expected a JSON-lines file (--input)");
   check_refused("generate " + model + " --prompt hi --selector snapkv --allocator profile --budget 64 --method-opt file=" + d,
                 "is a folder, not a file");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("Damaged JSON, binary and overflowing inputs name the file and the key, never a library message",
@@ -279,7 +273,6 @@ TEST_CASE("Damaged JSON, binary and overflowing inputs name the file and the key
   check_refused("table --runs " + d + " --out " + d + "/t --published-model x", "--published-model needs --published");
   check_refused("table --runs " + d + " --out " + d + "/t --pool-across-tasks", "it needs --pool");
   check_refused("table --runs " + d + " --out " + d + "/t --resamples 5", "--resamples 5: give 100 to 10000000");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("A damaged cached profile is measured again, not a fatal error", "[cli][bad-input]") {
@@ -303,5 +296,4 @@ TEST_CASE("A damaged cached profile is measured again, not a fatal error", "[cli
   CHECK(r.status == 0);
   CHECK(r.output.find("is damaged") != std::string::npos);
   CHECK(ripplekv::test::read_text(cached[0]).find("ripplekv-sensitivity-profile") != std::string::npos);
-  fs::remove_all(dir);
 }

@@ -107,8 +107,6 @@ TEST_CASE("longbench on stories260K: predictions, scores, skip when complete, re
   r = run_ripplekv("longbench-score --pred " + out.string() + " --out " + scored.string());
   REQUIRE(r.status == 0);
   CHECK(nlohmann::json::parse(read_text(scored / "result.json")) == result);
-  fs::remove_all(out);
-  fs::remove_all(scored);
 }
 
 TEST_CASE("longbench shards: each shard writes its samples, the last one merges and scores", "[longbench][cli]") {
@@ -193,8 +191,6 @@ TEST_CASE("longbench shards: each shard writes its samples, the last one merges 
   CHECK(count_lines(whole / "trec.jsonl") == 7);
   CHECK(read_text(whole / "trec.jsonl").rfind(whole_before, 0) == 0);  // the first 5 lines unchanged
   CHECK(fs::exists(whole / "result.json"));
-  fs::remove_all(out);
-  fs::remove_all(whole);
 }
 
 TEST_CASE("longbench bad input: clear errors, skip or stop on a malformed data line", "[longbench][cli]") {
@@ -230,8 +226,6 @@ TEST_CASE("longbench bad input: clear errors, skip or stop on a malformed data l
   CHECK(r.status == 0);
   CHECK(r.output.find("hotpotqa.jsonl:2") != std::string::npos);
   CHECK(count_lines(out / "hotpotqa.jsonl") == 2);
-  fs::remove_all(out);
-  fs::remove_all(data);
 }
 
 TEST_CASE("longbench --methods x --budgets: one folder per variant, equal to single-method runs", "[longbench][cli]") {

@@ -105,7 +105,6 @@ TEST_CASE("config files: options from --config FILE, the command line wins, unkn
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("tabel.runs"));
   CHECK_THAT(r.output, Contains("badsection.ini"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("sweep: the kinds' option lists are the commands' own options", "[sweep][cli]") {
@@ -161,7 +160,6 @@ TEST_CASE("sweep: the shipped sweep files expand (dry run)", "[sweep][cli]") {
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Contains("eps=-1 must be a positive number"));
   CHECK_FALSE(fs::exists(out / "sweep.json"));
-  fs::remove_all(out);
 }
 
 TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables", "[sweep][cli]") {
@@ -233,8 +231,7 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
       {grouped_fidelity, {"fidelity.csv", "fidelity_texts.csv"}}};
   for (const auto& [dir, files] : compared) {
     std::string command = nlohmann::json::parse(read(dir / "sweep_run.json"))["command"].get<std::string>();
-    const auto alone = out.parent_path() / (out.filename().string() + "-alone");
-    fs::remove_all(alone);
+    const auto alone = scratch("demo_alone") / "run";  // emptied for each run compared
     const std::string from = "--out=" + dir.string();
     REQUIRE(command.find(from) != std::string::npos);
     command.replace(command.find(from), from.size(), "--out=" + alone.string());
@@ -245,7 +242,6 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
       INFO(dir / f);
       CHECK(read(alone / f) == read(dir / f));
     }
-    fs::remove_all(alone);
   }
 
   // Tables and the plots' summary.
@@ -286,12 +282,9 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   }
 
   // Results of another task set next to these: a clear error.
-  const auto other = out.parent_path() / (out.filename().string() + "-other");
-  fs::remove_all(other);
+  const auto other = scratch("demo_other");
   fake_longbench_run(other / "one");
   r = run_ripplekv("table --runs " + out.string() + " " + other.string() + " --out " + (out / "mixed").string());
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("different task sets"));
-  fs::remove_all(other);
-  fs::remove_all(out);
 }

@@ -280,7 +280,6 @@ TEST_CASE("sweep files: include reads an INI fragment into the section", "[exper
   CHECK(runs[0].options.at("dtype") == "bfloat16");
   CHECK(runs[1].options.count("chat-template") == 0);  // fidelity has no such option
   CHECK(runs[1].options.at("dtype") == "bfloat16");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("shipped configs: model and method presets hold longbench options only", "[experiments][configs]") {
@@ -328,7 +327,6 @@ TEST_CASE("run folders: complete only with every sample and every score", "[expe
   CHECK(fidelity_run_status(fid).complete);
   write(fid / "fidelity.csv", header + "\"snapkv\",64,4,128,0.1,0.2");
   CHECK_FALSE(fidelity_run_status(fid).complete);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: runs are labelled by the options in force they recorded", "[experiments][table]") {
@@ -349,7 +347,6 @@ TEST_CASE("tables: runs are labelled by the options in force they recorded", "[e
   CHECK(ratio_by_label == std::map<std::string, double>{{"RippleKV (r=2)", 2.0}, {"RippleKV (r=8)", 8.0}});
   CHECK(summary["longbench"][1]["options_in_force"]["window"] == "32");
   CHECK_FALSE(summary["longbench"][2].contains("options_in_force"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: LongBench layout, best per budget in bold, three formats", "[experiments][table]") {
@@ -436,7 +433,6 @@ TEST_CASE("tables: LongBench layout, best per budget in bold, three formats", "[
   fs::copy(dir / "snap128", dir / "copy", fs::copy_options::recursive);
   CHECK_THAT(error_of([&] { longbench_tables(gather_results({dir}, preset_name).longbench, {}); }),
              Contains("same row"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: a column where all runs are equal has no best", "[experiments][table]") {
@@ -550,7 +546,6 @@ TEST_CASE("tables: fidelity with per-text values has a KL interval and a paired 
   CHECK_THAT(error_of([&] { gather_results({dir}, preset_name); }), Contains("fidelity_texts.csv:2: 4 fields, expected 5"));
   write(dir / "h2o" / "fidelity_texts.csv", "method,budget,text,kl_mean,top1_agreement\n\"h2o\",128,0,0.3,1\n");
   CHECK_THAT(error_of([&] { gather_results({dir}, preset_name); }), Contains("1 texts for h2o at budget 128"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("published numbers: the shipped file reads, bad files are clear errors", "[experiments][table]") {
@@ -573,7 +568,6 @@ TEST_CASE("published numbers: the shipped file reads, bad files are clear errors
   write(dir / "nosource.json", R"({"ripplekv_published_longbench": 1, "entries": [{"model": "m", "method": "x",
       "budget": 64, "source": "", "scores": {"trec": 1}}]})");
   CHECK_THAT(error_of([&] { read_published_file(dir / "nosource.json"); }), Contains("source"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("run labels name only the options that differ", "[experiments][table]") {
@@ -661,7 +655,6 @@ TEST_CASE("tables: one sample in a task gives no interval and no verdict", "[exp
   CHECK(*row.values[0] == Approx(37.0));  // the estimate is still shown: (80 - 40 + 67 - 33) / 2
   CHECK_FALSE(row.values[1]);
   CHECK_FALSE(row.values[2]);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: a baseline scored on more tasks than RippleKV is not paired with it", "[experiments][table]") {
@@ -680,7 +673,6 @@ TEST_CASE("tables: a baseline scored on more tasks than RippleKV is not paired w
   CHECK_FALSE(row.values[0]);
   CHECK(row.labels[5] == "different samples");
   CHECK_FALSE(row.values[3]);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: Avg with a bootstrap interval, ripple minus the best baseline with a paired verdict",
@@ -978,7 +970,6 @@ TEST_CASE("tables: --pool-across-tasks makes one row of runs on other tasks", "[
   const auto e = error_of([&] { pool_sample_sets(gather_results({dir / "a", dir / "b", dir / "b2"}, preset_name).longbench, true); });
   CHECK_THAT(e, Contains("seed 42/s0 of cwe@32768"));
   CHECK_THAT(e, Contains("pass only one"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("tables: --pool keeps runs apart that ran under different defaults", "[experiments][table]") {
@@ -999,5 +990,4 @@ TEST_CASE("tables: --pool keeps runs apart that ran under different defaults", "
   for (const auto& r : pooled.runs) ++rows_per_budget[r.id.budget];
   CHECK(rows_per_budget == std::map<int64_t, int>{{128, 2}, {256, 1}});
   CHECK(effective_options(pooled.runs[0].id).at("window") == "32");  // the catalog default
-  fs::remove_all(dir);
 }

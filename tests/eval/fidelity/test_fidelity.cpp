@@ -147,7 +147,6 @@ TEST_CASE("Fidelity: one shared prefill gives every method exactly the rows of a
     }
   }
   CHECK(row == together.size());
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("Fidelity: records resume after a kill and equal an uninterrupted run", "[eval][fidelity]") {
@@ -200,5 +199,4 @@ TEST_CASE("Fidelity: records resume after a kill and equal an uninterrupted run"
   longer.continuation = 12;
   CHECK_THROWS_WITH(run_fidelity(*model, texts, variants, longer), Catch::Contains("continuation"));
   CHECK(lines(path) == 3);
-  fs::remove_all(dir);
 }

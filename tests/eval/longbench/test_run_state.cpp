@@ -420,7 +420,6 @@ TEST_CASE("config.json: RULER's generated samples extend the folder, a --data ru
                     Catch::Contains("samples: 3 there, 2 now") && Catch::Contains("--samples (ruler) as large"));
   CHECK(claim_run_dir(dir / "d", run(2, "/data/ruler"), {}) == RunDirState::kCreated);
   CHECK_THROWS_WITH(check_run_dir(dir / "d", run(3, "/data/ruler"), {}), Catch::Contains("samples: 2 there, 3 now"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("config.json: method options are compared as in force when both configs record them", "[eval][run]") {
@@ -491,7 +490,6 @@ TEST_CASE("arithmetic_changes: one note per recorded key that differs, naming th
   CHECK_THAT(notes[0], Catch::Contains("(a CPU with those kernels matches them)"));
   // A run on a GPU records no kernels: a CPU folder resumed there gets no kernels note.
   CHECK(arithmetic_changes(dir, {{"threads", 2}}).empty());
-  fs::remove_all(dir);
 }
 
 TEST_CASE("claim_run_dirs: every folder checked before any is claimed, then noted and claimed in order",
@@ -534,7 +532,6 @@ TEST_CASE("claim_run_dirs: every folder checked before any is claimed, then note
   CHECK(events[4] == "claimed b " + std::to_string(static_cast<int>(RunDirState::kExtended)));
   CHECK(read_run_config(root / "b").at("max_samples") == 2);
   CHECK(nlohmann::json::parse(test::read_text(root / "c" / "config.json")).contains("test_marker"));
-  fs::remove_all(root);
 }
 
 TEST_CASE("task lists and data files", "[eval][run]") {

@@ -47,7 +47,6 @@ TEST_CASE("OpenedModel: a HF folder opens without loading its weights - stop tok
   CHECK(&opened.model() == &model);  // loaded once
   CHECK(model.fingerprint() == loaded->fingerprint());
   CHECK(opened.identity().fingerprint == loaded->identity().fingerprint);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("OpenedModel: a llama2.c file is loaded at once - it stops on BOS as run.c does", "[models][loaders]") {
@@ -62,5 +61,4 @@ TEST_CASE("OpenedModel: a missing checkpoint is an error naming it", "[models][l
   CHECK_THROWS_WITH(OpenedModel("/nonexistent/ripplekv-model", "", {}), Contains("/nonexistent/ripplekv-model"));
   const fs::path empty = test::scratch_dir("loaders", "opened_empty");
   CHECK_THROWS_WITH(OpenedModel(empty.string(), "", {}), Contains("no config.json"));
-  fs::remove_all(empty);
 }
