@@ -40,7 +40,13 @@ inline bool parse_args(const boost::program_options::options_description& desc, 
   return true;
 }
 
-// --threads: 0 is every core (LibTorch may otherwise start with one).
+// --threads, for set_threads: 0 is every core.
+inline void add_threads_option(boost::program_options::options_description& desc, int& threads) {
+  desc.add_options()("threads", boost::program_options::value(&threads)->default_value(0),
+                     "CPU threads (0 = all cores)");
+}
+
+// LibTorch may otherwise start with one thread.
 inline void set_threads(int threads) {
   at::set_num_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()));
 }

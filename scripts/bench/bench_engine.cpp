@@ -94,8 +94,8 @@ int main(int argc, char** argv) try {
       "new-tokens", po::value(&new_tokens)->default_value(new_tokens), "tokens each variant decodes per sample")(
       "dtype", po::value(&dtype)->default_value(dtype), "float32 | bfloat16")(
       "methods", po::value(&methods_csv)->default_value(methods_csv), "method presets besides full")(
-      "budgets", po::value(&budgets_csv)->default_value(budgets_csv), "budgets per method")(
-      "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)");
+      "budgets", po::value(&budgets_csv)->default_value(budgets_csv), "budgets per method");
+  bench::add_threads_option(desc, threads);
   if (!bench::parse_args(desc, argc, argv)) return 0;
   if (dtype != "float32" && dtype != "bfloat16") {
     throw std::invalid_argument("--dtype " + dtype + ": use float32 or bfloat16");

@@ -146,7 +146,6 @@ int main(int argc, char** argv) try {
       "lengths", po::value(&lengths_s)->default_value(lengths_s), "prompt lengths")(
       "dtypes", po::value(&dtypes_s)->default_value(dtypes_s), "float32,bfloat16,float16")(
       "device", po::value(&device_s)->default_value(device_s), "cpu | cuda")(
-      "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)")(
       "layers", po::value(&layers)->default_value(0), "layers (0 = the shape's own)")(
       "decode-steps", po::value(&decode_steps)->default_value(16), "decode steps timed per length")(
       "prefill-repeats", po::value(&prefill_repeats)->default_value(3),
@@ -162,6 +161,7 @@ int main(int argc, char** argv) try {
       "cudnn-attention-everywhere", po::bool_switch(&cudnn_everywhere),
       "CUDA: let ATen pick cuDNN attention for decode and masked attention too (its own default; "
       "one graph build per K/V shape), to measure what ripplekv's default avoids");
+  bench::add_threads_option(desc, threads);
   if (!bench::parse_args(desc, argc, argv)) return 0;
   ops::set_cudnn_attention_everywhere(cudnn_everywhere);
   bench::set_threads(threads);

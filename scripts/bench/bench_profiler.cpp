@@ -28,8 +28,8 @@ int main(int argc, char** argv) try {
   shape.add_to(desc);
   desc.add_options()("tokens", po::value(&tokens)->default_value(tokens), "tokens per sample")(
       "samples", po::value(&samples)->default_value(samples), "calibration samples")(
-      "draws", po::value(&draws)->default_value(draws), "noise draws")(
-      "threads", po::value(&threads)->default_value(0), "CPU threads (0 = all cores)");
+      "draws", po::value(&draws)->default_value(draws), "noise draws");
+  bench::add_threads_option(desc, threads);
   if (!bench::parse_args(desc, argc, argv)) return 0;
   bench::set_threads(threads);
   const int64_t layers = shape.layers, hidden = shape.hidden, vocab = shape.vocab;
