@@ -5,7 +5,7 @@ full cache at each budget, and its paired difference from SnapKV (the best basel
 sweeps) with the 95% interval and the verdict. Nothing is recomputed: the numbers are the
 `ripplekv table` outputs (fidelity_paired.csv, summary.json) of each ablation folder.
 
-    python3 scripts/results/ablation_summary.py results/smollm2-135m-instruct/ablations \
+    .venv/bin/python scripts/results/ablation_summary.py results/smollm2-135m-instruct/ablations \
         > results/smollm2-135m-instruct/ablations/summary.md
 """
 import csv
