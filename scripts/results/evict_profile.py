@@ -56,7 +56,7 @@ def allocations(args):
     candidates = [x for x in range(max(1, args.target - L), min(T - 1, args.target + L) + 1) if (rest + x) % L == 0]
     if not candidates:
         sys.exit(f"evict_profile.py: no layer budget near {args.target} makes the total whole (L={L}, T={T})")
-    b = min((x for x in candidates if x >= args.min_kept), key=lambda x: (abs(x - args.target), x))
+    b = min(candidates, key=lambda x: (abs(x - args.target), x))  # >= min_kept: target - L is, by the check above
     os.makedirs(args.dir, exist_ok=True)
     for layer in range(L):
         with open(os.path.join(args.dir, f"layer{layer:02d}.txt"), "w", encoding="utf-8") as f:
