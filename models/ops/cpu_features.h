@@ -20,32 +20,37 @@ namespace ripplekv::ops {
 
 // The environment variable RIPPLEKV_CPU_ISA caps what the kernels use, as ATEN_CPU_CAPABILITY
 // does for ATen: `avx512` (no BF16 dot products: the float32-FMA arithmetic of older AVX-512
-// CPUs, bit for bit) or `none` (ATen's kernels only); unset or `avx512_bf16`, what the CPU has.
-// The bits of bfloat16 decoding depend on the arithmetic, so this reproduces on one CPU what
-// another computes. Programs call it once at start, so that a bad value is an error there.
-inline int cpu_isa_cap() {  // 0 none, 1 avx512, 2 avx512_bf16
+// CPUs, bit for bit), `avx2` (no AVX-512 kernels: ATen's, with bfloat16 products of many rows
+// widened to float32, ripplekv's side of an x86-64 CPU without AVX-512) or `none` (ATen's
+// kernels only); unset or `avx512_bf16`, what the CPU has. The bits of bfloat16 decoding depend
+// on the arithmetic, so `avx512` reproduces on one CPU what another computes; `avx2` does not
+// reproduce an AVX2 CPU's bits, since ATen, oneDNN and MKL pick some kernels by the CPU itself
+// (scripts/results/avx2_repro.sh). Programs call it once at start, so that a bad value is an
+// error there.
+inline int cpu_isa_cap() {  // 0 none, 1 avx2, 2 avx512, 3 avx512_bf16
   static const int cap = [] {
     const char* v = std::getenv("RIPPLEKV_CPU_ISA");
     const std::string s = v ? v : "";
-    if (s.empty() || s == "avx512_bf16") return 2;
-    if (s == "avx512") return 1;
+    if (s.empty() || s == "avx512_bf16") return 3;
+    if (s == "avx512") return 2;
+    if (s == "avx2") return 1;
     if (s == "none") return 0;
     throw std::invalid_argument("RIPPLEKV_CPU_ISA=" + s +
-                                " is not one of avx512_bf16, avx512, none (unset it to use what the CPU has)");
+                                " is not one of avx512_bf16, avx512, avx2, none (unset it to use what the CPU has)");
   }();
   return cap;
 }
 
 #if defined(__x86_64__)
 inline bool cpu_has_avx512() {
-  static const bool has = cpu_isa_cap() >= 1 && __builtin_cpu_supports("avx512f") &&
+  static const bool has = cpu_isa_cap() >= 2 && __builtin_cpu_supports("avx512f") &&
                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   return has;
 }
 
 // AVX512_BF16 (vdpbf16ps: 32 bfloat16 products per instruction into 16 float32 sums).
 inline bool cpu_has_avx512_bf16() {
-  static const bool has = cpu_isa_cap() >= 2 && cpu_has_avx512() && __builtin_cpu_supports("avx512bf16");
+  static const bool has = cpu_isa_cap() >= 3 && cpu_has_avx512() && __builtin_cpu_supports("avx512bf16");
   return has;
 }
 
@@ -82,8 +87,8 @@ inline bool cpu_has_avx512() { return false; }
 inline bool cpu_has_avx512_bf16() { return false; }
 #endif
 
-// Whether bfloat16 products of many rows are widened to float32 (x86-64 without AVX-512,
-// RIPPLEKV_CPU_ISA not `none`), where ATen's bfloat16 GEMM is slow (models/ops/linear.h).
+// Whether bfloat16 products of many rows are widened to float32 (x86-64 without AVX-512 or
+// RIPPLEKV_CPU_ISA=avx2; not with `none`), where ATen's bfloat16 GEMM is slow (models/ops/linear.h).
 inline bool cpu_widens_bf16_products() {
 #if defined(__x86_64__)
   return cpu_isa_cap() >= 1 && !cpu_has_avx512();
@@ -97,9 +102,11 @@ inline bool cpu_widens_bf16_products() {
 //   avx512_bf16        (bfloat16) the AVX-512 kernels with bfloat16 dot products;
 //   avx512             the AVX-512 kernels with float32 FMAs (RIPPLEKV_CPU_ISA=avx512 gives it on
 //                      any AVX-512 CPU);
-//   aten+widened_bf16  (bfloat16) no AVX-512: bfloat16 prompt products of 16 rows or more widened
-//                      to float32 (cpu_widens_bf16_products), ATen's kernels elsewhere;
-//   aten               no AVX-512 kernels (RIPPLEKV_CPU_ISA=none, or a CPU without AVX-512).
+//   aten+widened_bf16  (bfloat16) no AVX-512 (or RIPPLEKV_CPU_ISA=avx2): bfloat16 prompt products
+//                      of 16 rows or more widened to float32 (cpu_widens_bf16_products), ATen's
+//                      kernels elsewhere;
+//   aten               no AVX-512 kernels and no widening (RIPPLEKV_CPU_ISA=none, float32 without
+//                      AVX-512, or a CPU that is not x86-64).
 inline const char* cpu_kernel_arithmetic(bool bfloat16) {
   if (bfloat16 && cpu_has_avx512_bf16()) return "avx512_bf16";
   if (cpu_has_avx512()) return "avx512";

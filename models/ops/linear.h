@@ -34,7 +34,7 @@ bool linear_uses_row_kernel(const at::Tensor& x, const at::Tensor& w);
 // Whether linear() takes its batched-decode path (bfloat16, x [B, 1, K] with B > 1).
 bool linear_uses_batch_kernel(const at::Tensor& x, const at::Tensor& w);
 // Whether linear() widens these bfloat16 operands to float32 (at least kUpcastMinRows rows, a
-// bfloat16 bias if any, x86-64 without AVX-512, RIPPLEKV_CPU_ISA not `none`).
+// bfloat16 bias if any, x86-64 without AVX-512 or with RIPPLEKV_CPU_ISA=avx2; not with `none`).
 bool linear_uses_upcast(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {});
 inline constexpr int64_t kUpcastMinRows = 16;
 // That path on any CPU (CPU tensors only): at::linear of the operands widened to float32,

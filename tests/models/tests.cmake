@@ -24,3 +24,7 @@ ripplekv_add_test(test_models SOURCES
 # float32-FMA arithmetic of CPUs without the bfloat16 dot product, tested on one that has it.
 catch_discover_tests(test_models TEST_SPEC "[isa]~[long]" TEST_PREFIX "test_models/avx512:"
   EXTRA_ARGS --warn NoTests PROPERTIES LABELS "test_models" ENVIRONMENT "RIPPLEKV_CPU_ISA=avx512")
+# And capped at AVX2: ATen's kernels with bfloat16 prompt products widened to float32, the path
+# of x86-64 CPUs without AVX-512 (on others, ATen's kernels alone), tested on any CPU.
+catch_discover_tests(test_models TEST_SPEC "[isa]~[long]" TEST_PREFIX "test_models/avx2:"
+  EXTRA_ARGS --warn NoTests PROPERTIES LABELS "test_models" ENVIRONMENT "RIPPLEKV_CPU_ISA=avx2")

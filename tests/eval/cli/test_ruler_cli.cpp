@@ -87,6 +87,23 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
     CHECK(r.output.find("CPU kernels") == std::string::npos);
   }
   CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
+  // RIPPLEKV_CPU_ISA=avx2 runs what an x86-64 CPU without AVX-512 runs, on any x86-64 CPU.
+  r = ripplekv::test::run_command("RIPPLEKV_CPU_ISA=avx2 " + std::string(RIPPLEKV_BINARY) + " " + base +
+                                  " --methods full,snapkv --budgets 128 --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+#if defined(__x86_64__)
+  const std::string capped = "aten+widened_bf16";
+#else
+  const std::string capped = "aten";
+#endif
+  if (ours != capped) {
+    CHECK(r.output.find("snapkv_b128: started with the CPU kernels " + kernels + ", resumed with " + capped +
+                        "; ATen ") != std::string::npos);
+  } else {
+    CHECK(r.output.find("CPU kernels") == std::string::npos);
+  }
+  CHECK(read_text(out / "snapkv_b128" / "1024" / "fwe.jsonl") == before);
 
   // Two shards of the same grid regenerate the same samples and, merged, equal the
   // one-process run (each sample's variants decode in the same batches).
