@@ -16,7 +16,11 @@ The same for a RULER grid run on the CPU and on a GPU (`<variant>/<length>/<task
 
     python3 scripts/results/decode_agreement.py --labels cuda cpu GPU_RUNS CPU_RUNS
 
-Only variants and tasks present in both trees are compared; the table names them.
+Only variants and tasks present in both trees are compared; the table names them. Where both
+trees hold RULER kept-token logs (`<variant>/<length>/kept/<task>.jsonl`, or one per shard,
+`<task>.shard-*.jsonl`), the tokens each layer kept are compared too, sample by sample: CAKE's per-layer budgets follow its attention
+statistics, so they show a change of arithmetic even where the greedy answer stays the same;
+where they differ, the mean absolute difference of a layer's kept count says by how much.
 """
 import argparse
 import json
@@ -38,6 +42,26 @@ def predictions(path):
             if "_id" not in record or "pred" not in record:
                 sys.exit(f"decode_agreement.py: {path}:{n}: a prediction line needs \"_id\" and \"pred\"")
             out[record["_id"]] = record["pred"]
+    return out
+
+
+def kept_logs(folder, length, task):
+    """_id -> the per-layer kept list of a RULER variant's kept-token logs of one task (one file or
+    one per shard)."""
+    kept_dir = os.path.join(folder, length, "kept")
+    out = {}
+    if not os.path.isdir(kept_dir):
+        return out
+    for name in sorted(os.listdir(kept_dir)):
+        if name == task + ".jsonl" or (name.startswith(task + ".shard-") and name.endswith(".jsonl")):
+            with open(os.path.join(kept_dir, name), encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a torn last line
+                    if isinstance(record, dict) and "_id" in record and "kept" in record:
+                        out[record["_id"]] = record["kept"]
     return out
 
 
@@ -84,7 +108,7 @@ def main():
         a_dir, b_dir = os.path.join(a_root, v), os.path.join(b_root, v)
         a_scores, b_scores = sample_scores(a_dir), sample_scores(b_dir)
         a_files = dict(prediction_files(a_dir))
-        n = n_same = 0
+        n = n_same = n_kept = n_kept_same = kept_gap = kept_layers = 0
         a_sum = b_sum = 0.0
         n_scored = 0
         for task, b_path in prediction_files(b_dir):
@@ -97,6 +121,17 @@ def main():
             tasks_seen.add(task)
             n += len(common)
             n_same += sum(a_pred[i] == b_pred[i] for i in common)
+            if "@" in task:
+                name, length = task.rsplit("@", 1)
+                a_kept, b_kept = kept_logs(a_dir, length, name), kept_logs(b_dir, length, name)
+                both = [i for i in common if i in a_kept and i in b_kept]
+                n_kept += len(both)
+                n_kept_same += sum(a_kept[i] == b_kept[i] for i in both)
+                for i in both:  # how far apart, where each sample kept a count per layer
+                    if all(isinstance(x, list) and all(isinstance(c, int) for c in x) for x in (a_kept[i], b_kept[i])) \
+                            and len(a_kept[i]) == len(b_kept[i]):
+                        kept_gap += sum(abs(x - y) for x, y in zip(a_kept[i], b_kept[i]))
+                        kept_layers += len(a_kept[i])
             for i in common:
                 if i in a_scores.get(task, {}) and i in b_scores.get(task, {}):
                     a_sum += a_scores[task][i]
@@ -107,17 +142,20 @@ def main():
         total += n
         same += n_same
         mean = (lambda s: s / n_scored) if n_scored else (lambda s: float("nan"))
-        rows.append((v, n, n_same, mean(a_sum), mean(b_sum)))
+        kept = f"{n_kept_same} of {n_kept}" if n_kept else "-"
+        if n_kept_same < n_kept and kept_layers:
+            kept += f" ({kept_gap / kept_layers:.2f} tokens a layer apart)"
+        rows.append((v, n, n_same, mean(a_sum), mean(b_sum), kept))
     if total == 0:
         sys.exit("decode_agreement.py: the two trees share no predictions")
     print(f"`{a_root}` ({a_label}) against `{b_root}` ({b_label}); tasks: {', '.join(sorted(tasks_seen))}.\n")
     print(f"**{same} of {total} predictions identical ({100.0 * same / total:.1f}%)**, "
           f"{len(rows)} variants.\n")
-    print(f"| variant | samples | identical | mean score {a_label} | {b_label} | difference |")
-    print("|---|---|---|---|---|---|")
-    for v, n, n_same, a, b in rows:
-        print(f"| {v} | {n} | {n_same} | {a:.2f} | {b:.2f} | {a - b:+.2f} |")
-    diffs = [a - b for _, _, _, a, b in rows]
+    print(f"| variant | samples | identical | kept tokens identical | mean score {a_label} | {b_label} | difference |")
+    print("|---|---|---|---|---|---|---|")
+    for v, n, n_same, a, b, kept in rows:
+        print(f"| {v} | {n} | {n_same} | {kept} | {a:.2f} | {b:.2f} | {a - b:+.2f} |")
+    diffs = [a - b for _, _, _, a, b, _ in rows]
     print(f"\nMean score difference over variants: {sum(diffs) / len(diffs):+.3f}; "
           f"largest: {max(diffs, key=abs):+.2f}.")
 

@@ -165,14 +165,29 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   write_predictions(root / "cpu" / "v" / "4096" / "x.jsonl", {"a", "c"});
   write_run(root / "gpu" / "w", 1, {{"x@4096", {0, 0}}});
   write_predictions(root / "gpu" / "w" / "4096" / "x.jsonl", {"a", "b"});
+  // Kept-token logs of v (per shard, and one file as an unsharded run writes): sample 0 kept the
+  // same tokens in both trees, sample 1 not (its layer 1 kept 3 tokens against 4); a record of
+  // another task (xy) and a torn last line are not compared.
+  const auto kept_log = [](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  };
+  kept_log(root / "gpu" / "v" / "4096" / "kept" / "x.shard-0-of-2.jsonl",
+           "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,3]}\n");
+  kept_log(root / "cpu" / "v" / "4096" / "kept" / "x.jsonl", "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n");
+  kept_log(root / "cpu" / "v" / "4096" / "kept" / "x.shard-1-of-2.jsonl",
+           "{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,4]}\n{\"_id\":\"2\",\"kep");
+  kept_log(root / "cpu" / "v" / "4096" / "kept" / "xy.shard-0-of-2.jsonl", "{\"_id\":\"0\",\"kept\":[1,1]}\n");
   const auto r = run_script("decode_agreement.py",
                             "--labels cuda cpu '" + (root / "gpu").string() + "' '" + (root / "cpu").string() + "'");
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.output, Contains("tasks: x@4096."));
   CHECK_THAT(r.output, Contains("**1 of 2 predictions identical (50.0%)**, 1 variants."));
-  CHECK_THAT(r.output, Contains("| variant | samples | identical | mean score cuda | cpu | difference |"));
-  CHECK_THAT(r.output, Contains("| v | 2 | 1 | 50.00 | 75.00 | -25.00 |"));
+  CHECK_THAT(r.output,
+             Contains("| variant | samples | identical | kept tokens identical | mean score cuda | cpu | difference |"));
+  // 1 token apart in 1 of the 4 layer counts of the two samples: 0.25 tokens a layer.
+  CHECK_THAT(r.output, Contains("| v | 2 | 1 | 1 of 2 (0.25 tokens a layer apart) | 50.00 | 75.00 | -25.00 |"));
   CHECK_THAT(r.output, !Contains("| w |"));
   // LongBench's layout (<variant>/<task>.jsonl, columns named by task) with the default labels.
   write_run(root / "lb_a" / "u", 1, {{"y", {10, 20, 30}}});
@@ -184,7 +199,7 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   REQUIRE(lb.status == 0);
   CHECK_THAT(lb.output, Contains("(batched) against"));
   CHECK_THAT(lb.output, Contains("**2 of 3 predictions identical (66.7%)**"));
-  CHECK_THAT(lb.output, Contains("| u | 3 | 2 | 20.00 | 10.00 | +10.00 |"));
+  CHECK_THAT(lb.output, Contains("| u | 3 | 2 | - | 20.00 | 10.00 | +10.00 |"));  // no kept-token logs
 }
 
 TEST_CASE("allocation_agreement.py: allocations compared between prompts, with a reference, and per layer") {
