@@ -15,6 +15,10 @@
 # logs, which follow the prompt's attention and so its arithmetic) with decode_agreement.py,
 # then the two runs with each other.
 #
+# (FullKV's and r=8 rank's kept counts are the same for every prompt, so theirs always agree: CAKE's
+# are the measure.) The reference was made by an older binary on the EPYC; the kernels of
+# models/ops it ran are those of today's (their last change predates it).
+#
 # Result (2026-12-06, Intel Xeon with AVX-512 BF16, N=2; results/qwen2.5-coder-1.5b-instruct/
 # avx2_repro.md): no. Every prediction agrees (needle answers rarely move), but CAKE's budgets
 # differ from the EPYC's in every prompt, by as much capped (3.50 tokens a layer at 1024) as

@@ -18,9 +18,11 @@ The same for a RULER grid run on the CPU and on a GPU (`<variant>/<length>/<task
 
 Only variants and tasks present in both trees are compared; the table names them. Where both
 trees hold RULER kept-token logs (`<variant>/<length>/kept/<task>.jsonl`, or one per shard,
-`<task>.shard-*.jsonl`), the tokens each layer kept are compared too, sample by sample: CAKE's per-layer budgets follow its attention
-statistics, so they show a change of arithmetic even where the greedy answer stays the same;
-where they differ, the mean absolute difference of a layer's kept count says by how much.
+`<task>.shard-*.jsonl`), how many tokens each layer kept is compared too, sample by sample (the
+"kept tokens identical" column): CAKE's per-layer budgets follow its attention statistics, so
+they show a change of arithmetic even where the greedy answer stays the same; where they differ,
+the mean absolute difference of a layer's kept count says by how much. Static allocations
+(FullKV, RippleKV's profile) keep the same counts for every prompt, so theirs always agree.
 """
 import argparse
 import json
