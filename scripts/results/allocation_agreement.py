@@ -27,19 +27,22 @@ import os
 import statistics
 import sys
 
-from scipy.stats import spearmanr
-
 
 def spearman(a, b):
     """SciPy's Spearman correlation (ties get average ranks); NaN for a constant allocation."""
+    from scipy.stats import spearmanr  # here, so that readers of allocations() need no SciPy
     if len(set(a)) < 2 or len(set(b)) < 2:
         return float("nan")
     return float(spearmanr(a, b).statistic)
 
 
-def allocations(folder, tasks=None):
-    """{(task file stem without shard, _id): kept} of a variant folder (only `tasks`' where given)."""
+def allocations(folder, tasks=None, required=True):
+    """{(task file stem without shard, _id): kept} of a variant folder (only `tasks`' where given);
+    the stem is `<length>/<task>` for RULER, `<task>` for LongBench. Without kept logs or a
+    compressed sample: an error, or {} where not `required`."""
     files = glob.glob(os.path.join(folder, "*", "kept", "*.jsonl")) + glob.glob(os.path.join(folder, "kept", "*.jsonl"))
+    if not files and not required:
+        return {}
     if not files:
         sys.exit(f"allocation_agreement.py: {folder}: no kept/*.jsonl (a compressed run folder of ripplekv ruler or "
                  "longbench is expected)")
@@ -61,7 +64,7 @@ def allocations(folder, tasks=None):
                     continue  # a torn last line of an interrupted run
                 if r.get("compressed") and "kept" in r:
                     out[(key_prefix, str(r["_id"]))] = r["kept"]
-    if not out:
+    if not out and required:
         sys.exit(f"allocation_agreement.py: {folder}: no compressed sample"
                  + (f" of the tasks {', '.join(sorted(tasks))} (--tasks)" if tasks is not None else ""))
     return out

@@ -15,8 +15,8 @@
 # logs, which follow the prompt's attention and so its arithmetic) with decode_agreement.py,
 # then the two runs with each other.
 #
-# (FullKV's and r=8 rank's kept counts are the same for every prompt, so theirs always agree: CAKE's
-# are the measure.) The reference was made by an older binary on the EPYC; the kernels of
+# (r=8 rank's kept counts are the same for every prompt, so they always agree, and FullKV keeps
+# everything: CAKE's are the measure.) The reference was made by an older binary on the EPYC; the kernels of
 # models/ops it ran are those of today's (their last change predates it).
 #
 # Result (2026-12-06, Intel Xeon with AVX-512 BF16, N=2; results/qwen2.5-coder-1.5b-instruct/
@@ -30,8 +30,8 @@
 # MKL picks its code path by vendor too, so capping an Intel CPU at AVX2 need not run the kernels
 # MKL ran on the AMD EPYC: where the capped run differs from the EPYC, that is what the check
 # measured, not a failure of the script. Environment: BIN (default build/ripplekv), MODEL, OUT
-# (default /tmp/ripplekv_avx2_repro; a rerun resumes; remove it before another N or TASK). Cost: on an AVX-512 Xeon about 3 minutes a prompt capped,
-# 1 uncapped. Needs scripts/setup.sh first.
+# (default /tmp/ripplekv_avx2_repro; a rerun resumes; remove it before another N or TASK).
+# Cost: on an AVX-512 Xeon about 3 minutes a prompt capped, 1 uncapped. Needs scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-2} TASK=${2:-niah_single_1}

@@ -17,17 +17,20 @@ The same for a RULER grid run on the CPU and on a GPU (`<variant>/<length>/<task
     python3 scripts/results/decode_agreement.py --labels cuda cpu GPU_RUNS CPU_RUNS
 
 Only variants and tasks present in both trees are compared; the table names them. Where both
-trees hold RULER kept-token logs (`<variant>/<length>/kept/<task>.jsonl`, or one per shard,
-`<task>.shard-*.jsonl`), how many tokens each layer kept is compared too, sample by sample (the
-"kept tokens identical" column): CAKE's per-layer budgets follow its attention statistics, so
-they show a change of arithmetic even where the greedy answer stays the same; where they differ,
-the mean absolute difference of a layer's kept count says by how much. Static allocations
-(FullKV, RippleKV's profile) keep the same counts for every prompt, so theirs always agree.
+trees hold kept-token logs of a compressed sample (read as allocation_agreement.py reads them),
+how many tokens each layer kept is compared too, sample by sample (the "kept tokens identical"
+column): CAKE's per-layer budgets follow its attention statistics, so they show a change of
+arithmetic even where the greedy answer stays the same; where they differ, the mean absolute
+difference of a layer's kept count says by how much. A static allocation (RippleKV's profile)
+keeps the same counts for every prompt, so its always agree; FullKV compresses nothing ("-").
 """
 import argparse
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from allocation_agreement import allocations  # noqa: E402  (the kept-token logs' reader)
 
 
 def predictions(path):
@@ -44,26 +47,6 @@ def predictions(path):
             if "_id" not in record or "pred" not in record:
                 sys.exit(f"decode_agreement.py: {path}:{n}: a prediction line needs \"_id\" and \"pred\"")
             out[record["_id"]] = record["pred"]
-    return out
-
-
-def kept_logs(folder, length, task):
-    """_id -> the per-layer kept list of a RULER variant's kept-token logs of one task (one file or
-    one per shard)."""
-    kept_dir = os.path.join(folder, length, "kept")
-    out = {}
-    if not os.path.isdir(kept_dir):
-        return out
-    for name in sorted(os.listdir(kept_dir)):
-        if name == task + ".jsonl" or (name.startswith(task + ".shard-") and name.endswith(".jsonl")):
-            with open(os.path.join(kept_dir, name), encoding="utf-8") as f:
-                for line in f:
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a torn last line
-                    if isinstance(record, dict) and "_id" in record and "kept" in record:
-                        out[record["_id"]] = record["kept"]
     return out
 
 
@@ -110,6 +93,7 @@ def main():
         a_dir, b_dir = os.path.join(a_root, v), os.path.join(b_root, v)
         a_scores, b_scores = sample_scores(a_dir), sample_scores(b_dir)
         a_files = dict(prediction_files(a_dir))
+        a_alloc, b_alloc = allocations(a_dir, required=False), allocations(b_dir, required=False)
         n = n_same = n_kept = n_kept_same = kept_gap = kept_layers = 0
         a_sum = b_sum = 0.0
         n_scored = 0
@@ -123,17 +107,14 @@ def main():
             tasks_seen.add(task)
             n += len(common)
             n_same += sum(a_pred[i] == b_pred[i] for i in common)
-            if "@" in task:
-                name, length = task.rsplit("@", 1)
-                a_kept, b_kept = kept_logs(a_dir, length, name), kept_logs(b_dir, length, name)
-                both = [i for i in common if i in a_kept and i in b_kept]
-                n_kept += len(both)
-                n_kept_same += sum(a_kept[i] == b_kept[i] for i in both)
-                for i in both:  # how far apart, where each sample kept a count per layer
-                    if all(isinstance(x, list) and all(isinstance(c, int) for c in x) for x in (a_kept[i], b_kept[i])) \
-                            and len(a_kept[i]) == len(b_kept[i]):
-                        kept_gap += sum(abs(x - y) for x, y in zip(a_kept[i], b_kept[i]))
-                        kept_layers += len(a_kept[i])
+            stem = "/".join(reversed(task.split("@")))  # x@4096 -> 4096/x, as allocations() keys it
+            both = [(stem, i) for i in common if (stem, i) in a_alloc and (stem, i) in b_alloc]
+            n_kept += len(both)
+            for k in both:
+                n_kept_same += a_alloc[k] == b_alloc[k]
+                if len(a_alloc[k]) == len(b_alloc[k]):  # how far apart, layer by layer
+                    kept_gap += sum(abs(x - y) for x, y in zip(a_alloc[k], b_alloc[k]))
+                    kept_layers += len(a_alloc[k])
             for i in common:
                 if i in a_scores.get(task, {}) and i in b_scores.get(task, {}):
                     a_sum += a_scores[task][i]
