@@ -64,7 +64,11 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
                                        const Groups& groups, const Align& align, const BootstrapOptions& options) {
   std::vector<ResultTable> tables;
   for (const auto& model : models_of(runs)) {
-    const auto [mine, labels] = runs_of_model(runs, model);
+    // Named, not a structured binding: the lambdas below use `mine`, and C++17 does not let a
+    // lambda capture a structured binding (GCC allows it, clang does not).
+    const auto model_runs = runs_of_model(runs, model);
+    const auto& mine = model_runs.runs;
+    const auto& labels = model_runs.labels;
     std::map<int64_t, std::vector<std::size_t>> by_budget;
     for (std::size_t i = 0; i < mine.size(); ++i) {
       if (!mine[i]->id.full && groups(*mine[i])) by_budget[mine[i]->id.budget].push_back(i);

@@ -3,27 +3,43 @@
 // (a crash, a sanitizer report, a hang, an exception of another type) is a finding.
 #pragma once
 
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 namespace ripplekv::fuzz {
 
-inline std::string scratch_file(const char* name, const uint8_t* data, std::size_t size) {
-  static const std::string dir = [] {
+// The per-process folder the inputs are written to; removed when the process exits normally
+// (libFuzzer's -runs/-max_total_time end, and its crash reports, keep the input elsewhere).
+class ScratchFolder {
+ public:
+  ScratchFolder() {
     const char* tmp = std::getenv("TMPDIR");
-    return std::string(tmp && *tmp ? tmp : "/tmp") + "/ripplekv_fuzz_" + std::to_string(::getpid());
-  }();
-  static const bool made = [] { return ::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST; }();
-  (void)made;
-  const std::string path = dir + "/" + name;
+    path_ = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
+            ("ripplekv_fuzz_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path_);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string scratch_file(const char* name, const uint8_t* data, std::size_t size) {
+  static const ScratchFolder folder;
+  const std::string path = (folder.path() / name).string();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
                                                                 static_cast<std::streamsize>(size));
   return path;
