@@ -1,8 +1,12 @@
 #include "eval/kept_tokens_log.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -42,28 +46,43 @@ void append_kept_tokens(const fs::path& out_dir, const std::string& task, const 
 
 KeptTokensSummary summarize_kept_tokens(const fs::path& out_dir) {
   KeptTokensSummary s;
-  const auto dir = out_dir / "kept";
-  if (!fs::is_directory(dir)) return s;
+  // LongBench's kept/, and RULER's <length>/kept/ (a folder named by digits per prompt length).
+  std::vector<std::pair<std::string, fs::path>> dirs;  // (key prefix, kept folder)
+  if (fs::is_directory(out_dir / "kept")) dirs.emplace_back("", out_dir / "kept");
+  if (fs::is_directory(out_dir)) {
+    for (const auto& entry : fs::directory_iterator(out_dir)) {
+      const auto name = entry.path().filename().string();
+      const bool length = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+        return std::isdigit(c) != 0;
+      });
+      if (length && entry.is_directory() && fs::is_directory(entry.path() / "kept")) {
+        dirs.emplace_back(name + "/", entry.path() / "kept");
+      }
+    }
+  }
   struct Line {
     int64_t prompt_tokens;
     bool compressed;
     std::vector<int64_t> kept;
   };
-  std::map<std::string, Line> by_sample;  // "<file>/<id>" -> its last line
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".jsonl") continue;
-    // The task is the file name up to its first '.', shards of one task share their ids.
-    const auto task = entry.path().filename().string().substr(0, entry.path().filename().string().find('.'));
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string text;
-    while (std::getline(in, text)) {
-      try {
-        const auto j = nlohmann::json::parse(text);
-        by_sample[task + "/" + j.at("_id").get<std::string>()] = {
-            j.at("prompt_tokens").get<int64_t>(), j.at("compressed").get<bool>(),
-            j.at("kept").get<std::vector<int64_t>>()};
-      } catch (const std::exception&) {
-        continue;  // a torn last line of a killed run
+  std::map<std::string, Line> by_sample;  // "[<length>/]<task>/<id>" -> its last line
+  for (const auto& [prefix, dir] : dirs) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".jsonl") continue;
+      // The task is the file name up to its first '.', shards of one task share their ids.
+      const auto file = entry.path().filename().string();
+      const auto task = prefix + file.substr(0, file.find('.'));
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::string text;
+      while (std::getline(in, text)) {
+        try {
+          const auto j = nlohmann::json::parse(text);
+          by_sample[task + "/" + j.at("_id").get<std::string>()] = {
+              j.at("prompt_tokens").get<int64_t>(), j.at("compressed").get<bool>(),
+              j.at("kept").get<std::vector<int64_t>>()};
+        } catch (const std::exception&) {
+          continue;  // a torn last line of a killed run
+        }
       }
     }
   }

@@ -9,8 +9,8 @@
                          against the KV budget, one line per method; FullKV as a dashed line.
   score_vs_ratio.png     the same against RippleKV's ratio r, one line per budget; uniform
                          allocations with the same selector are drawn at r = 1 (hollow marks).
-  layer_budgets.png      mean kept prompt tokens per layer (LongBench runs' kept/*.jsonl), one
-                         panel per budget, one line per method.
+  layer_budgets.png      mean kept prompt tokens per layer (the runs' kept/*.jsonl, RULER's
+                         <length>/kept/*.jsonl), one panel per budget, one line per method.
 
 One figure set per model. Nothing is recomputed here: every number comes from summary.json."""
 import argparse
@@ -171,12 +171,13 @@ def plot_layer_budgets(summary, model, path):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("kept prompt tokens (mean)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        # Below the panel, so that no line's end (a layer 0 or 27 far from the rest) hides behind it.
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.26))
     for j in range(len(budgets), nrows * cols):
         axes[j // cols][j % cols].axis("off")
     fig.suptitle(f"{model}: per-layer budgets (compressed prompts)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    fig.savefig(path, dpi=130, bbox_inches="tight")
     plt.close(fig)
     return True
 
@@ -212,7 +213,7 @@ def main():
         if plot_layer_budgets(summary, model, path):
             written.append(path)
         else:
-            print(f"{model}: no per-layer kept tokens (LongBench kept/*.jsonl); layer_budgets.png skipped",
+            print(f"{model}: no per-layer kept tokens (kept/*.jsonl); layer_budgets.png skipped",
                   file=sys.stderr)
     for p in written:
         print(f"wrote {p}", file=sys.stderr)

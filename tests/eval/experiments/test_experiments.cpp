@@ -24,6 +24,7 @@
 #include "eval/experiments/run_kinds.h"
 #include "eval/experiments/run_results.h"
 #include "eval/experiments/sweep_grid.h"
+#include "eval/kept_tokens_log.h"
 
 namespace fs = std::filesystem;
 using namespace ripplekv::experiments;
@@ -347,6 +348,33 @@ TEST_CASE("tables: runs are labelled by the options in force they recorded", "[e
   CHECK(ratio_by_label == std::map<std::string, double>{{"RippleKV (r=2)", 2.0}, {"RippleKV (r=8)", 8.0}});
   CHECK(summary["longbench"][1]["options_in_force"]["window"] == "32");
   CHECK_FALSE(summary["longbench"][2].contains("options_in_force"));
+}
+
+TEST_CASE("kept tokens: a RULER folder's <length>/kept logs count, each length's sample once", "[experiments][table]") {
+  const auto dir = ripplekv::test::scratch_dir("experiments", "kept_ruler");
+  const auto line = [](const std::string& id, int prompt, bool compressed, const std::string& kept) {
+    return fmt::format("{{\"_id\": \"{}\", \"prompt_tokens\": {}, \"compressed\": {}, \"kept\": {}}}\n", id,
+                       prompt, compressed ? "true" : "false", kept);
+  };
+  // Sample 0 of task a at two lengths (two samples, not one), its shards, a torn line, and a
+  // folder that is not a length (ignored).
+  ripplekv::test::write_text(dir / "4096/kept/a.shard-0-of-2.jsonl", line("0", 4000, true, "[10, 30]"));
+  ripplekv::test::write_text(dir / "4096/kept/a.shard-1-of-2.jsonl", line("1", 4000, true, "[20, 40]") + "{\"_id\": \"2\"");
+  ripplekv::test::write_text(dir / "8192/kept/a.jsonl", line("0", 8000, true, "[30, 50]"));
+  ripplekv::test::write_text(dir / "tables/kept/a.jsonl", line("9", 1, true, "[1000, 1000]"));
+  auto s = ripplekv::eval::summarize_kept_tokens(dir);
+  CHECK(s.samples == 3);
+  REQUIRE(s.mean_kept.size() == 2);
+  CHECK(s.mean_kept[0] == Approx(20.0));
+  CHECK(s.mean_kept[1] == Approx(40.0));
+  CHECK(s.mean_prompt_tokens == Approx(16000.0 / 3));
+  // A run folder's own kept/ (LongBench, needle) counts beside them; an uncompressed line
+  // counts only where no line is compressed.
+  ripplekv::test::write_text(dir / "kept/b.jsonl", line("0", 100, true, "[60, 80]") + line("1", 50, false, "[50, 50]"));
+  s = ripplekv::eval::summarize_kept_tokens(dir);
+  CHECK(s.samples == 4);
+  CHECK(s.mean_kept[0] == Approx(30.0));
+  CHECK(s.mean_kept[1] == Approx(50.0));
 }
 
 TEST_CASE("tables: LongBench layout, best per budget in bold, three formats", "[experiments][table]") {
