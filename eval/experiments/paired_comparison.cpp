@@ -65,7 +65,7 @@ std::vector<ResultTable> paired_tables(const std::vector<Run>& runs, const Paire
   std::vector<ResultTable> tables;
   for (const auto& model : models_of(runs)) {
     // Named, not a structured binding: the lambdas below use `mine`, and C++17 does not let a
-    // lambda capture a structured binding (GCC allows it, clang does not).
+    // lambda capture a structured binding (GCC allows it, clang before 16 does not).
     const auto model_runs = runs_of_model(runs, model);
     const auto& mine = model_runs.runs;
     const auto& labels = model_runs.labels;

@@ -25,8 +25,8 @@ namespace ripplekv::ops {
 // kernels only); unset or `avx512_bf16`, what the CPU has. The bits of bfloat16 decoding depend
 // on the arithmetic, so `avx512` reproduces on one CPU what another computes; `avx2` did not
 // reproduce an AVX2 EPYC's bits on an AVX-512 Xeon (scripts/results/avx2_repro.sh), presumably
-// because ATen, oneDNN or MKL pick some kernels by the CPU itself, whatever their caps say. Programs call it once at start, so that a bad value is an
-// error there.
+// because ATen, oneDNN or MKL pick some kernels by the CPU itself, whatever their caps say.
+// Programs call it once at start, so that a bad value is an error there.
 inline int cpu_isa_cap() {  // 0 none, 1 avx2, 2 avx512, 3 avx512_bf16
   static const int cap = [] {
     const char* v = std::getenv("RIPPLEKV_CPU_ISA");

@@ -351,7 +351,7 @@ TEST_CASE("tables: runs are labelled by the options in force they recorded", "[e
 }
 
 TEST_CASE("kept tokens: a RULER folder's <length>/kept logs count, each length's sample once", "[experiments][table]") {
-  const auto dir = ripplekv::test::scratch_dir("experiments", "kept_ruler");
+  const auto dir = scratch("kept_ruler");
   const auto line = [](const std::string& id, int prompt, bool compressed, const std::string& kept) {
     return fmt::format("{{\"_id\": \"{}\", \"prompt_tokens\": {}, \"compressed\": {}, \"kept\": {}}}\n", id,
                        prompt, compressed ? "true" : "false", kept);
@@ -375,6 +375,7 @@ TEST_CASE("kept tokens: a RULER folder's <length>/kept logs count, each length's
   CHECK(s.samples == 4);
   CHECK(s.mean_kept[0] == Approx(30.0));
   CHECK(s.mean_kept[1] == Approx(50.0));
+  CHECK(s.mean_prompt_tokens == Approx(16100.0 / 4));
 }
 
 TEST_CASE("tables: LongBench layout, best per budget in bold, three formats", "[experiments][table]") {
