@@ -168,16 +168,15 @@ TEST_CASE("decode_agreement.py: RULER trees (<variant>/<length>/<task>.jsonl) co
   // Kept-token logs of v (per shard, and one file as an unsharded run writes): sample 0 kept the
   // same tokens in both trees, sample 1 not (its layer 1 kept 3 tokens against 4); a record of
   // another task (xy) and a torn last line are not compared.
-  const auto kept_log = [](const fs::path& file, const std::string& text) {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-  };
-  kept_log(root / "gpu" / "v" / "4096" / "kept" / "x.shard-0-of-2.jsonl",
-           "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,3]}\n");
-  kept_log(root / "cpu" / "v" / "4096" / "kept" / "x.jsonl", "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n");
-  kept_log(root / "cpu" / "v" / "4096" / "kept" / "x.shard-1-of-2.jsonl",
-           "{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,4]}\n{\"_id\":\"2\",\"kep");
-  kept_log(root / "cpu" / "v" / "4096" / "kept" / "xy.shard-0-of-2.jsonl", "{\"_id\":\"0\",\"kept\":[1,1]}\n");
+  ripplekv::test::write_text(root / "gpu" / "v" / "4096" / "kept" / "x.shard-0-of-2.jsonl",
+                             "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n"
+                             "{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,3]}\n");
+  ripplekv::test::write_text(root / "cpu" / "v" / "4096" / "kept" / "x.jsonl",
+                             "{\"_id\":\"0\",\"compressed\":true,\"kept\":[5,4]}\n");
+  ripplekv::test::write_text(root / "cpu" / "v" / "4096" / "kept" / "x.shard-1-of-2.jsonl",
+                             "{\"_id\":\"1\",\"compressed\":true,\"kept\":[5,4]}\n{\"_id\":\"2\",\"kep");
+  ripplekv::test::write_text(root / "cpu" / "v" / "4096" / "kept" / "xy.shard-0-of-2.jsonl",
+                             "{\"_id\":\"0\",\"kept\":[1,1]}\n");
   const auto r = run_script("decode_agreement.py",
                             "--labels cuda cpu '" + (root / "gpu").string() + "' '" + (root / "cpu").string() + "'");
   INFO(r.output);
