@@ -144,10 +144,33 @@ class TensorTaker {
 
 }  // namespace
 
+namespace {
+
+// What to do about a model folder without config.json, from the files it holds.
+std::string missing_config_hint(const std::string& model_dir) {
+  std::string bin, gguf;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(model_dir, ec)) {
+    const auto ext = entry.path().extension().string();
+    if (ext == ".bin" && bin.empty()) bin = entry.path().string();
+    if (ext == ".gguf" && gguf.empty()) gguf = entry.path().string();
+  }
+  if (!bin.empty()) return fmt::format("; for a llama2.c checkpoint give the file itself: --model {}", bin);
+  if (!gguf.empty()) {
+    return fmt::format("; {} is a GGUF file, which ripplekv does not read: convert it with scripts/gguf_to_hf.py "
+                       "(as scripts/get_model.sh does)", gguf);
+  }
+  return "; expected a Hugging Face checkpoint folder (config.json and *.safetensors, e.g. one that "
+         "scripts/get_model.sh fetches) or a llama2.c .bin file";
+}
+
+}  // namespace
+
 ModelConfig read_hf_model_config(const std::string& model_dir) {
   const auto config_path = (fs::path(model_dir) / "config.json").string();
   if (!fs::exists(config_path)) {
-    throw std::invalid_argument(fmt::format("{}: no config.json in the model directory", model_dir));
+    throw std::invalid_argument(
+        fmt::format("{}: no config.json in the model directory{}", model_dir, missing_config_hint(model_dir)));
   }
   ModelConfig c = parse_hf_config_file(config_path);
   add_generation_config_eos(c, (fs::path(model_dir) / "generation_config.json").string());

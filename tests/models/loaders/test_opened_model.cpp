@@ -60,5 +60,15 @@ TEST_CASE("OpenedModel: a llama2.c file is loaded at once - it stops on BOS as r
 TEST_CASE("OpenedModel: a missing checkpoint is an error naming it", "[models][loaders]") {
   CHECK_THROWS_WITH(OpenedModel("/nonexistent/ripplekv-model", "", {}), Contains("/nonexistent/ripplekv-model"));
   const fs::path empty = test::scratch_dir("loaders", "opened_empty");
-  CHECK_THROWS_WITH(OpenedModel(empty.string(), "", {}), Contains("no config.json"));
+  CHECK_THROWS_WITH(OpenedModel(empty.string(), "", {}), Contains("no config.json") && Contains("get_model.sh"));
+}
+
+TEST_CASE("OpenedModel: a folder without config.json says how to load what it holds", "[models][loaders]") {
+  const fs::path llama2c = test::scratch_dir("loaders", "opened_llama2c_folder");
+  test::write_text(llama2c / "model.bin", "not read");
+  CHECK_THROWS_WITH(OpenedModel(llama2c.string(), "", {}),
+                    Contains("no config.json") && Contains("--model " + (llama2c / "model.bin").string()));
+  const fs::path gguf = test::scratch_dir("loaders", "opened_gguf_folder");
+  test::write_text(gguf / "model-q8_0.gguf", "not read");
+  CHECK_THROWS_WITH(OpenedModel(gguf.string(), "", {}), Contains("model-q8_0.gguf") && Contains("gguf_to_hf.py"));
 }
