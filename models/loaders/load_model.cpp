@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "models/loaders/checkpoint_fingerprint.h"
 #include "models/loaders/llama2c_header.h"
@@ -146,16 +149,45 @@ class TensorTaker {
 
 namespace {
 
-// What to do about a model folder without config.json, from the files it holds.
+// Whether `path` starts with a llama2.c header that its size agrees with (a tokenizer.bin or a
+// PyTorch .bin does not).
+bool is_llama2c_checkpoint(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  int32_t header[7];
+  if (!in.read(reinterpret_cast<char*>(header), sizeof(header))) return false;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return false;
+  try {
+    parse_llama2c_header(header, size, path.string());
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string lower_extension(const fs::path& path) {
+  auto ext = path.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+// What to do about a model folder without config.json, from the files it holds (the first in
+// name order of each kind).
 std::string missing_config_hint(const std::string& model_dir) {
-  std::string bin, gguf;
+  std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(model_dir, ec)) {
-    const auto ext = entry.path().extension().string();
-    if (ext == ".bin" && bin.empty()) bin = entry.path().string();
-    if (ext == ".gguf" && gguf.empty()) gguf = entry.path().string();
+    if (entry.is_regular_file(ec)) files.push_back(entry.path());
   }
-  if (!bin.empty()) return fmt::format("; for a llama2.c checkpoint give the file itself: --model {}", bin);
+  std::sort(files.begin(), files.end());
+  std::string bin, gguf;
+  for (const auto& f : files) {
+    const auto ext = lower_extension(f);
+    if (ext == ".bin" && bin.empty() && is_llama2c_checkpoint(f)) bin = f.string();
+    if (ext == ".gguf" && gguf.empty()) gguf = f.string();
+  }
+  if (!bin.empty()) return fmt::format("; {} is a llama2.c checkpoint: give the file itself, --model {}", bin, bin);
   if (!gguf.empty()) {
     return fmt::format("; {} is a GGUF file, which ripplekv does not read: convert it with scripts/gguf_to_hf.py "
                        "(as scripts/get_model.sh does)", gguf);

@@ -64,11 +64,18 @@ TEST_CASE("OpenedModel: a missing checkpoint is an error naming it", "[models][l
 }
 
 TEST_CASE("OpenedModel: a folder without config.json says how to load what it holds", "[models][loaders]") {
+  // A llama2.c folder also holds a tokenizer.bin (first in name order here), which is no checkpoint.
   const fs::path llama2c = test::scratch_dir("loaders", "opened_llama2c_folder");
-  test::write_text(llama2c / "model.bin", "not read");
+  test::write_text(llama2c / "a_tokenizer.bin", "not a llama2.c header, nor the size one implies");
+  fs::copy_file(test::shared_data("stories260K/stories260K.bin"), llama2c / "model.bin",
+                fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH(OpenedModel(llama2c.string(), "", {}),
                     Contains("no config.json") && Contains("--model " + (llama2c / "model.bin").string()));
+  const fs::path other_bin = test::scratch_dir("loaders", "opened_other_bin_folder");
+  test::write_text(other_bin / "training_args.bin", "not a llama2.c header");
+  CHECK_THROWS_WITH(OpenedModel(other_bin.string(), "", {}),
+                    !Contains("training_args.bin") && Contains("get_model.sh"));
   const fs::path gguf = test::scratch_dir("loaders", "opened_gguf_folder");
-  test::write_text(gguf / "model-q8_0.gguf", "not read");
-  CHECK_THROWS_WITH(OpenedModel(gguf.string(), "", {}), Contains("model-q8_0.gguf") && Contains("gguf_to_hf.py"));
+  test::write_text(gguf / "model-q8_0.GGUF", "not read");
+  CHECK_THROWS_WITH(OpenedModel(gguf.string(), "", {}), Contains("model-q8_0.GGUF") && Contains("gguf_to_hf.py"));
 }
