@@ -145,10 +145,6 @@ class TensorTaker {
   CheckpointFingerprint fingerprint_;
 };
 
-}  // namespace
-
-namespace {
-
 // Whether `path` starts with a llama2.c header that its size agrees with (a tokenizer.bin or a
 // PyTorch .bin does not).
 bool is_llama2c_checkpoint(const fs::path& path) {
