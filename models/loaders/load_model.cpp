@@ -145,19 +145,25 @@ class TensorTaker {
   CheckpointFingerprint fingerprint_;
 };
 
+// Reads the llama2.c header at the start of `in` (the file at `path`) into `hdr`, checked against
+// the file's size; `in` is left at the weights.
+Llama2cLayout read_llama2c_header(std::ifstream& in, const std::string& path, int32_t (&hdr)[7]) {
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the llama2.c checkpoint", path));
+  if (!in.read(reinterpret_cast<char*>(hdr), sizeof(hdr))) {
+    throw std::runtime_error(fmt::format("{}: too short for a llama2.c header (28 bytes)", path));
+  }
+  return parse_llama2c_header(hdr, static_cast<uint64_t>(fs::file_size(path)), path);
+}
+
 // Whether `path` starts with a llama2.c header that its size agrees with (a tokenizer.bin or a
 // PyTorch .bin does not).
 bool is_llama2c_checkpoint(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  int32_t header[7];
-  if (!in.read(reinterpret_cast<char*>(header), sizeof(header))) return false;
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) return false;
+  int32_t hdr[7];
   try {
-    parse_llama2c_header(header, size, path.string());
+    read_llama2c_header(in, path.string(), hdr);
     return true;
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // std::filesystem_error too
     return false;
   }
 }
@@ -246,13 +252,8 @@ std::unique_ptr<LlamaModel> load_hf_model(const std::string& model_dir, const Lo
 
 std::unique_ptr<LlamaModel> load_llama2c_model(const std::string& path, const LoadOptions& options) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open the llama2.c checkpoint", path));
   int32_t hdr[7];
-  if (!in.read(reinterpret_cast<char*>(hdr), sizeof(hdr))) {
-    throw std::runtime_error(fmt::format("{}: too short for a llama2.c header (28 bytes)", path));
-  }
-  const auto file_size = static_cast<uint64_t>(fs::file_size(path));
-  const Llama2cLayout layout = parse_llama2c_header(hdr, file_size, path);
+  const Llama2cLayout layout = read_llama2c_header(in, path, hdr);
   const ModelConfig& c = layout.config;
   const int64_t dim = c.hidden_size, hidden = c.intermediate_size, n_layers = c.num_layers, n_heads = c.num_heads;
   const int64_t n_kv = c.num_kv_heads, vocab = c.vocab_size, seq_len = c.max_position_embeddings;
