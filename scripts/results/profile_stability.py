@@ -2,7 +2,7 @@
 """Stability of RippleKV's per-layer sensitivity profile (issue 14, item 1), from the
 one-text profiles that scripts/results/profile_stability.sh writes to OUT/per_text/.
 
-    .venv/bin/python scripts/results/profile_stability.py OUT [--n 8]
+    .venv/bin/python scripts/results/profile_stability.py OUT [--n 8] [--against DIR ...] [--profile FILE ...]
 
 Prints (and writes OUT/stability.md):
   - Spearman rank correlation of the per-layer scores between two disjoint calibration sets
@@ -11,6 +11,10 @@ Prints (and writes OUT/stability.md):
     of it, and mean of the per-text p90;
   - how many texts the ranking needs: the mean Spearman between k random texts of set A and
     the whole of set B, for k = 1, 2, 4, ..., n (200 random draws each);
+  - with --against DIR: the same texts profiled by another setting (another stability folder:
+    another dtype, noise mode or token count), set against set, and per text;
+  - with --profile FILE: a `ripplekv profile` JSON (e.g. an experiment's profile of the same
+    texts) against set A's mean;
 and writes OUT/profile_stability.png (per-layer mean KL of each variant, log scale) and
 OUT/merged_eps0.1_seed0_texts0-<n-1>.json: the n-text profile at the defaults in
 `ripplekv profile`'s format, for the experiments. Its mean, max and stderr are exact for texts
@@ -39,6 +43,7 @@ def load(out):
         with open(path) as f:
             p = json.load(f)
         key = (m.group(1), int(m.group(2)))
+        p["layers_mean"] = [l["mean"] for l in p["layers"]]
         runs.setdefault(key, {})[int(m.group(3))] = p
     return runs
 
@@ -56,6 +61,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("--n", type=int, default=8, help="texts per calibration set")
+    ap.add_argument("--against", action="append", default=[], metavar="DIR",
+                    help="another stability folder (its per_text/ profiles of the same texts at other settings)")
+    ap.add_argument("--profile", action="append", default=[], metavar="FILE",
+                    help="a ripplekv profile JSON to rank against set A's mean (e.g. the experiments' profile)")
     a = ap.parse_args()
     runs = load(a.out)
     base = runs.get(("0.1", 0), {})
@@ -98,6 +107,33 @@ def main():
     e05, e2 = runs.get(("0.05", 0), {}), runs.get(("0.2", 0), {})
     if all(t in e05 for t in set_a) and all(t in e2 for t in set_a):
         row("eps 0.05 vs eps 0.2", e05, set_a, e2, set_a)
+    for other_dir in a.against:
+        other = load(other_dir).get(("0.1", 0), {})
+        shared = [t for t in set_a + set_b if t in other]
+        if not shared:
+            raise SystemExit(f"--against {other_dir}: its per_text/ has no eps0.1_seed0 profile of texts 0-{2*n-1}")
+        o0 = other[shared[0]]
+        if len(o0["layers"]) != len(base[shared[0]]["layers"]):
+            raise SystemExit(f"--against {other_dir}: {len(o0['layers'])} layers, not {len(base[shared[0]]['layers'])}: "
+                             "another model's profiles")
+        label = (f"{o0['model']['dtype']}, {o0['settings']['noise_mode']} noise, "
+                 f"{o0['calibration']['max_tokens']} tokens ({os.path.relpath(other_dir)})")
+        for name, ts in (("set A", set_a), ("set B", set_b)):
+            if ts and all(t in other for t in ts):
+                row(f"vs {label}, {name} (texts {ts[0]}-{ts[-1]})", base, ts, other, ts)
+        per_text = [spearman(base[t]["layers_mean"], other[t]["layers_mean"]) for t in shared]
+        lines.append(f"| vs {label}, single texts: median over {len(shared)} texts | "
+                     f"{np.median(per_text):.3f} | | |")
+    for path in a.profile:
+        with open(path) as f:
+            prof = json.load(f)
+        cal = prof["calibration"]
+        vals = np.array([l["mean"] for l in prof["layers"]])
+        if len(vals) != len(mean_a):
+            raise SystemExit(f"--profile {path}: {len(vals)} layers, not {len(mean_a)}: another model's profile")
+        lines.append(f"| vs {os.path.basename(path)} ({cal['samples']} texts from {cal['skip']}, {cal['max_tokens']} tokens, "
+                     f"{prof['model']['dtype']}, {prof['settings']['noise_mode']}), against set A | "
+                     f"{spearman(stat['mean'](base, set_a), vals):.3f} | | |")
     lines.append("")
     lines.append("Statistics compared on the same texts (set A):")
     lines.append("")

@@ -1,5 +1,6 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
-// samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py), run with the
+// samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py,
+// profile_stability.py), run with the
 // project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
 // GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
@@ -327,6 +328,88 @@ TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a prof
                                          "' --layer-budget 4 --out '" + out.string() + "'");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("one variant per layer (layerNN.txt) is needed"));
+}
+
+TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another setting and a profile, from one-text profiles") {
+  const auto root = ripplekv::test::scratch_dir("profile_stability", "sets");
+  // One-text profiles as profile_stability.sh leaves them: OUT/per_text/eps<e>_seed<s>_text<i>.json.
+  auto write_profile = [&](const fs::path& out, const std::string& eps, int seed, int text,
+                           const std::vector<double>& means, const std::string& dtype = "float32") {
+    nlohmann::json layers = nlohmann::json::array();
+    for (size_t i = 0; i < means.size(); ++i) {
+      layers.push_back({{"layer", i}, {"mean", means[i]}, {"p90", means[i] + 1}, {"max", 2 * means[i]},
+                        {"same_top_rate", 0.5}});
+    }
+    nlohmann::json p = {{"format", "ripplekv-sensitivity-profile"}, {"version", 1}, {"seconds", 10.0},
+                        {"model", {{"path", "/cache/models/m"}, {"dtype", dtype}, {"num_layers", means.size()}}},
+                        {"calibration", {{"path", "/d/multi_news.jsonl"}, {"samples", 1}, {"skip", text}, {"max_tokens", 16}}},
+                        {"settings", {{"eps", std::stod(eps)}, {"seed", seed}, {"noise_mode", "layer_mean"},
+                                      {"positions", "all"}, {"kl_positions", 8}, {"kl_direction", "forward"}}},
+                        {"layers", layers}};
+    ripplekv::test::write_text(out / "per_text" / fmt::format("eps{}_seed{}_text{}.json", eps, seed, text), p.dump());
+  };
+  // n = 2: set A = texts 0 and 1 (mean 5 4 3 2), set B = texts 2 and 3 (4 3 1 2): Spearman 0.8.
+  const auto out = root / "f32";
+  write_profile(out, "0.1", 0, 0, {4, 3, 2, 1});
+  write_profile(out, "0.1", 0, 1, {6, 5, 4, 3});
+  write_profile(out, "0.1", 0, 2, {4, 3, 1, 2});
+  write_profile(out, "0.1", 0, 3, {4, 3, 1, 2});
+  for (int t = 0; t < 2; ++t) {
+    write_profile(out, "0.1", 1, t, {3, 4, 2, 1});  // another seed: 0.8
+    write_profile(out, "0.05", 0, t, {1.0 + t, 0.75, 0.5, 0.25});  // eps: the same order, 1.0
+    write_profile(out, "0.2", 0, t, {16, 12, 8, 4 + t});
+  }
+  // Another setting of the same texts, mostly in the opposite order: -1 on set A; per text -1, -1,
+  // -0.6 (text 2: 2 1 3 4), -0.8, so a median of -0.9 (a mean of -0.85).
+  const auto other = root / "bf16";
+  for (int t = 0; t < 4; ++t) {
+    write_profile(other, "0.1", 0, t, t == 2 ? std::vector<double>{2, 1, 3, 4} : std::vector<double>{1, 2, 3, 4},
+                  "bfloat16");
+  }
+  // An experiment's profile of set A's texts, in set A's order.
+  nlohmann::json experiment = {{"model", {{"dtype", "float32"}}},
+                               {"calibration", {{"samples", 2}, {"skip", 0}, {"max_tokens", 16}}},
+                               {"settings", {{"noise_mode", "layer_mean"}}},
+                               {"layers", {{{"mean", 8.0}}, {{"mean", 6.0}}, {{"mean", 4.0}}, {{"mean", 2.0}}}}};
+  ripplekv::test::write_text(root / "experiment.json", experiment.dump());
+  const std::string dir = "'" + out.string() + "' --n 2";
+
+  const auto r = run_script("profile_stability.py", dir + " --against '" + other.string() + "' --profile '" +
+                                                        (root / "experiment.json").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("float32."));
+  CHECK_THAT(r.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 0.800 | 0.800 | 0.800 |"));
+  CHECK_THAT(r.output, Contains("| seed 0 vs seed 1 (same texts) | 0.800 | 0.800 | 0.800 |"));
+  CHECK_THAT(r.output, Contains("| eps 0.1 vs eps 0.05 (same texts) | 1.000 | 1.000 | 1.000 |"));
+  CHECK_THAT(r.output, Contains("| eps 0.05 vs eps 0.2 | 1.000 | 1.000 | 1.000 |"));
+  CHECK_THAT(r.output, Contains("| vs bfloat16, layer_mean noise, 16 tokens ("));
+  CHECK_THAT(r.output, Contains("set A (texts 0-1) | -1.000 | -1.000 | -1.000 |"));
+  CHECK_THAT(r.output, Contains("set B (texts 2-3) | -0.738 | -0.738 | -0.738 |"));  // scipy, with ties
+  CHECK_THAT(r.output, Contains("single texts: median over 4 texts | -0.900 |"));
+  CHECK_THAT(r.output, Contains("| vs experiment.json (2 texts from 0, 16 tokens, float32, layer_mean), against set A | 1.000 |"));
+  CHECK_THAT(r.output, Contains("| 1 | 0.800 | 0.800 | 0.800 |"));  // k texts of set A against set B
+  CHECK_THAT(r.output, Contains("Most sensitive layers (set A, mean): 0 (5.00e+00), 1 (4.00e+00)"));
+  CHECK(ripplekv::test::read_text(out / "stability.md").find("(disjoint sets) | 0.800") != std::string::npos);
+  // The merged set-A profile: the mean over texts, its standard error, the largest max.
+  const auto merged = nlohmann::json::parse(ripplekv::test::read_text(out / "merged_eps0.1_seed0_texts0-1.json"));
+  CHECK(merged["calibration"]["samples"] == 2);
+  CHECK(merged["layers"][0]["mean"].get<double>() == Approx(5.0));
+  CHECK(merged["layers"][0]["stderr"].get<double>() == Approx(1.0));  // sd 1.414 / sqrt(2)
+  CHECK(merged["layers"][0]["max"].get<double>() == Approx(12.0));
+  CHECK(fs::exists(out / "profile_stability.png"));
+
+  // Another model's profiles (3 layers) are refused by name, and so is a set that is not there.
+  for (int t = 0; t < 2; ++t) write_profile(root / "three", "0.1", 0, t, {1, 2, 3});
+  auto bad = run_script("profile_stability.py", dir + " --against '" + (root / "three").string() + "'");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Contains("3 layers, not 4: another model's profiles"));
+  bad = run_script("profile_stability.py", dir + " --against '" + (root / "none").string() + "'");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Contains("has no eps0.1_seed0 profile of texts 0-3"));
+  bad = run_script("profile_stability.py", "'" + (root / "three").string() + "' --n 3");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Contains("only 2 of the first 3 default profiles exist"));
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
