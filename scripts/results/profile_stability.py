@@ -27,6 +27,8 @@ import glob
 import json
 import os
 import re
+import subprocess
+import tempfile
 
 import numpy as np
 from scipy import stats
@@ -43,7 +45,6 @@ def load(out):
         with open(path) as f:
             p = json.load(f)
         key = (m.group(1), int(m.group(2)))
-        p["layers_mean"] = [l["mean"] for l in p["layers"]]
         runs.setdefault(key, {})[int(m.group(3))] = p
     return runs
 
@@ -51,6 +52,48 @@ def load(out):
 def matrix(profiles, texts, field):
     """[texts, layers] of one per-layer field."""
     return np.array([[l[field] for l in profiles[t]["layers"]] for t in texts])
+
+
+def layer_means(profile):
+    return [l["mean"] for l in profile["layers"]]
+
+
+def merged_profile(profiles, texts):
+    """The profile of a set of texts from their one-text profiles, in `ripplekv profile`'s format."""
+    merged = json.loads(json.dumps(profiles[texts[0]]))
+    means = matrix(profiles, texts, "mean")
+    maxes = matrix(profiles, texts, "max")
+    same = matrix(profiles, texts, "same_top_rate")
+    merged["calibration"]["samples"] = len(texts)
+    merged["calibration"]["skip"] = texts[0]
+    merged["merged_from"] = [f"per_text/eps{m['settings']['eps']}_seed{m['settings']['seed']}_text{t}.json"
+                             for t, m in ((t, profiles[t]) for t in texts)]
+    merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
+                      "left out (not aggregable)")
+    merged["seconds"] = float(sum(profiles[t]["seconds"] for t in texts))
+    merged["layers"] = [{"layer": i, "mean": float(means[:, i].mean()),
+                         "stderr": float(means[:, i].std(ddof=1) / np.sqrt(len(texts))), "max": float(maxes[:, i].max()),
+                         "same_top_rate": float(same[:, i].mean())} for i in range(means.shape[1])]
+    return merged
+
+
+def budgets(binary, profile, budget, normalize, ratios, tmp):
+    """Per-layer budgets `ripplekv allocate` gives a profile: {ratio: [tokens per layer]}."""
+    src, out = os.path.join(tmp, "profile.json"), os.path.join(tmp, "budgets.json")
+    with open(src, "w") as f:
+        json.dump(profile, f)
+    cmd = [binary, "allocate", "--profile", src, "--budget", str(budget), "--normalize", normalize,
+           "--ratio", ",".join(str(r) for r in ratios), "--out", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"--allocate: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
+    with open(out) as f:
+        return {float(a["ratio"]): a["budgets"] for a in json.load(f)["allocations"]}
+
+
+def moved(a, b):
+    """Share of the budget on other layers: sum |a - b| over both totals (equal totals: what moves)."""
+    return sum(abs(x - y) for x, y in zip(a, b)) / (sum(a) + sum(b))
 
 
 def spearman(a, b):
@@ -65,6 +108,9 @@ def main():
                     help="another stability folder (its per_text/ profiles of the same texts at other settings)")
     ap.add_argument("--profile", action="append", default=[], metavar="FILE",
                     help="a ripplekv profile JSON to rank against set A's mean (e.g. the experiments' profile)")
+    ap.add_argument("--allocate", metavar="BIN", help="a ripplekv binary: also compare the budgets `BIN allocate` "
+                    "gives the two sets' profiles, and seeds 0 and 1 (r=2 and 8 min-max, r=8 rank)")
+    ap.add_argument("--budget", type=int, default=256, help="with --allocate: average tokens per layer")
     a = ap.parse_args()
     runs = load(a.out)
     base = runs.get(("0.1", 0), {})
@@ -121,7 +167,7 @@ def main():
         for name, ts in (("set A", set_a), ("set B", set_b)):
             if ts and all(t in other for t in ts):
                 row(f"vs {label}, {name} (texts {ts[0]}-{ts[-1]})", base, ts, other, ts)
-        per_text = [spearman(base[t]["layers_mean"], other[t]["layers_mean"]) for t in shared]
+        per_text = [spearman(layer_means(base[t]), layer_means(other[t])) for t in shared]
         lines.append(f"| vs {label}, single texts: median over {len(shared)} texts | "
                      f"{np.median(per_text):.3f} | | |")
     for path in a.profile:
@@ -156,6 +202,29 @@ def main():
         lines.append("")
         lines.append(f"Single texts against each other: median Spearman {np.median(pair):.3f} "
                      f"(5th-95th pct {np.percentile(pair, 5):.3f} to {np.percentile(pair, 95):.3f}).")
+    if a.allocate:
+        pairs = []
+        if len(set_b) == n:
+            pairs.append((f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", (base, set_a), (base, set_b)))
+        if all(t in seed1 for t in set_a):
+            pairs.append(("seed 0 vs seed 1 (same texts)", (base, set_a), (seed1, set_a)))
+        settings = (("minmax", (2, 8)), ("rank", (8,)))
+        lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`): the share of the total that the two "
+                      "profiles put on other layers (half the sum of the per-layer differences over the total):", "",
+                  "| comparison | r=2 min-max | r=8 min-max | r=8 rank |", "|---|---:|---:|---:|"]
+        with tempfile.TemporaryDirectory() as tmp:
+            for label, (p1, t1), (p2, t2) in pairs:
+                cells = []
+                for normalize, ratios in settings:
+                    b1 = budgets(a.allocate, merged_profile(p1, t1), a.budget, normalize, ratios, tmp)
+                    b2 = budgets(a.allocate, merged_profile(p2, t2), a.budget, normalize, ratios, tmp)
+                    cells += [f"{100 * moved(b1[r], b2[r]):.1f}%" for r in ratios]
+                lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            cells = []  # the scale: how far set A's budgets are from equal ones
+            for normalize, ratios in settings:
+                b1 = budgets(a.allocate, merged_profile(base, set_a), a.budget, normalize, ratios, tmp)
+                cells += [f"{100 * moved(b1[r], [a.budget] * len(b1[r])):.1f}%" for r in ratios]
+            lines.append(f"| texts 0-{n-1} vs equal budgets (for scale) | " + " | ".join(cells) + " |")
     order = np.argsort(-mean_a)
     lines.append("")
     lines.append("Most sensitive layers (set A, mean): " + ", ".join(f"{i} ({mean_a[i]:.2e})" for i in order[:5]) +
@@ -166,19 +235,8 @@ def main():
         f.write(text)
 
     # The merged n-text profile at the defaults.
-    merged = json.loads(json.dumps(base[set_a[0]]))
+    merged = merged_profile(base, set_a)
     means = matrix(base, set_a, "mean")
-    maxes = matrix(base, set_a, "max")
-    same = matrix(base, set_a, "same_top_rate")
-    merged["calibration"]["samples"] = n
-    merged["calibration"]["skip"] = 0
-    merged["merged_from"] = [f"per_text/eps0.1_seed0_text{t}.json" for t in set_a]
-    merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
-                      "left out (not aggregable)")
-    merged["seconds"] = float(sum(base[t]["seconds"] for t in set_a))
-    merged["layers"] = [{"layer": i, "mean": float(means[:, i].mean()),
-                         "stderr": float(means[:, i].std(ddof=1) / np.sqrt(n)), "max": float(maxes[:, i].max()),
-                         "same_top_rate": float(same[:, i].mean())} for i in range(means.shape[1])]
     path = os.path.join(a.out, f"merged_eps0.1_seed0_texts0-{n-1}.json")
     with open(path, "w") as f:
         json.dump(merged, f, indent=1)

@@ -357,7 +357,7 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
   for (int t = 0; t < 2; ++t) {
     write_profile(out, "0.1", 1, t, {3, 4, 2, 1});  // another seed: 0.8
     write_profile(out, "0.05", 0, t, {1.0 + t, 0.75, 0.5, 0.25});  // eps: the same order, 1.0
-    write_profile(out, "0.2", 0, t, {16, 12, 8, 4 + t});
+    write_profile(out, "0.2", 0, t, {16, 12, 8, 4.0 + t});
   }
   // Another setting of the same texts, mostly in the opposite order: -1 on set A; per text -1, -1,
   // -0.6 (text 2: 2 1 3 4), -0.8, so a median of -0.9 (a mean of -0.85).
@@ -398,6 +398,32 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
   CHECK(merged["layers"][0]["stderr"].get<double>() == Approx(1.0));  // sd 1.414 / sqrt(2)
   CHECK(merged["layers"][0]["max"].get<double>() == Approx(12.0));
   CHECK(fs::exists(out / "profile_stability.png"));
+  CHECK(merged.size() == nlohmann::json::parse(ripplekv::test::read_text(out / "per_text/eps0.1_seed0_text0.json")).size() + 2);
+
+  // --allocate BIN: the budgets of the two sets' (and seeds') profiles compared. A stand-in for
+  // `ripplekv allocate` gives round(mean x r) per layer (+10 with --normalize rank), so set A's r=2
+  // budgets are 10 8 6 4 and set B's 8 6 2 4: 8 of 48 tokens differ, 16.7%; rank r=8: 50 42 34 26
+  // against 42 34 18 26, 32 of 272, 11.8%; against equal budgets of 5: 10 of 48, 92 of 132, 132 of 172.
+  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
+  ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
+import json, sys
+args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+assert sys.argv[1] == "allocate" and args["--budget"] == "5", sys.argv
+means = [l["mean"] for l in json.load(open(args["--profile"]))["layers"]]
+extra = 10 if args["--normalize"] == "rank" else 0
+json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
+                           for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
+)PY");
+  fs::permissions(root / "allocate", fs::perms::owner_all);
+  const auto alloc = run_script("profile_stability.py", dir + " --budget 5 --allocate '" + (root / "allocate").string() + "'");
+  INFO(alloc.output);
+  REQUIRE(alloc.status == 0);
+  CHECK_THAT(alloc.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 16.7% | 16.7% | 11.8% |"));
+  CHECK_THAT(alloc.output, Contains("| seed 0 vs seed 1 (same texts) | 16.7% | 16.7% | 11.8% |"));
+  CHECK_THAT(alloc.output, Contains("| texts 0-1 vs equal budgets (for scale) | 20.8% | 69.7% | 76.7% |"));
+  const auto failed = run_script("profile_stability.py", dir + " --allocate /bin/false");
+  CHECK(failed.status != 0);
+  CHECK_THAT(failed.output, Contains("--allocate: /bin/false allocate --profile"));
 
   // Another model's profiles (3 layers) are refused by name, and so is a set that is not there.
   for (int t = 0; t < 2; ++t) write_profile(root / "three", "0.1", 0, t, {1, 2, 3});
