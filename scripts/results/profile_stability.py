@@ -3,6 +3,7 @@
 one-text profiles that scripts/results/profile_stability.sh writes to OUT/per_text/.
 
     .venv/bin/python scripts/results/profile_stability.py OUT [--n 8] [--against DIR ...] [--profile FILE ...]
+        [--allocate BIN [--budget 256]]
 
 Prints (and writes OUT/stability.md):
   - Spearman rank correlation of the per-layer scores between two disjoint calibration sets
@@ -15,6 +16,9 @@ Prints (and writes OUT/stability.md):
     another dtype, noise mode or token count), set against set, and per text;
   - with --profile FILE: a `ripplekv profile` JSON (e.g. an experiment's profile of the same
     texts) against set A's mean;
+  - with --allocate BIN: what the allocator sees, the budgets `BIN allocate` gives set A's and set
+    B's profiles (and seed 0's and seed 1's) at r=2 and 8 min-max and r=8 rank: the share of the
+    total on other layers, and set A's distance from equal budgets for scale;
 and writes OUT/profile_stability.png (per-layer mean KL of each variant, log scale) and
 OUT/merged_eps0.1_seed0_texts0-<n-1>.json: the n-text profile at the defaults in
 `ripplekv profile`'s format, for the experiments. Its mean, max and stderr are exact for texts
@@ -66,8 +70,8 @@ def merged_profile(profiles, texts):
     same = matrix(profiles, texts, "same_top_rate")
     merged["calibration"]["samples"] = len(texts)
     merged["calibration"]["skip"] = texts[0]
-    merged["merged_from"] = [f"per_text/eps{m['settings']['eps']}_seed{m['settings']['seed']}_text{t}.json"
-                             for t, m in ((t, profiles[t]) for t in texts)]
+    merged["merged_from"] = [f"per_text/eps{profiles[t]['settings']['eps']}_seed{profiles[t]['settings']['seed']}"
+                             f"_text{t}.json" for t in texts]
     merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
                       "left out (not aggregable)")
     merged["seconds"] = float(sum(profiles[t]["seconds"] for t in texts))
@@ -82,11 +86,17 @@ def budgets(binary, profile, budget, normalize, ratios, tmp):
     src, out = os.path.join(tmp, "profile.json"), os.path.join(tmp, "budgets.json")
     with open(src, "w") as f:
         json.dump(profile, f)
+    if os.path.exists(out):
+        os.remove(out)  # a binary that writes nothing must not pass off the last call's budgets
     cmd = [binary, "allocate", "--profile", src, "--budget", str(budget), "--normalize", normalize,
            "--ratio", ",".join(str(r) for r in ratios), "--out", out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"--allocate: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise SystemExit(f"--allocate {binary}: cannot run it ({e}); build it first (scripts/test.sh builds build/ripplekv)")
+    if r.returncode != 0 or not os.path.exists(out):
+        raise SystemExit(f"--allocate: {' '.join(cmd)} failed ({r.returncode}, {'no' if not os.path.exists(out) else 'an'} "
+                         f"output): {r.stderr.strip()}")
     with open(out) as f:
         return {float(a["ratio"]): a["budgets"] for a in json.load(f)["allocations"]}
 
@@ -110,8 +120,11 @@ def main():
                     help="a ripplekv profile JSON to rank against set A's mean (e.g. the experiments' profile)")
     ap.add_argument("--allocate", metavar="BIN", help="a ripplekv binary: also compare the budgets `BIN allocate` "
                     "gives the two sets' profiles, and seeds 0 and 1 (r=2 and 8 min-max, r=8 rank)")
-    ap.add_argument("--budget", type=int, default=256, help="with --allocate: average tokens per layer")
+    ap.add_argument("--budget", type=int, help="with --allocate: average tokens per layer (default 256)")
     a = ap.parse_args()
+    if a.budget is not None and not a.allocate:
+        raise SystemExit("--budget is for --allocate BIN (the budgets of the two sets' profiles); give both or neither")
+    a.budget = 256 if a.budget is None else a.budget
     runs = load(a.out)
     base = runs.get(("0.1", 0), {})
     n = a.n
@@ -154,32 +167,40 @@ def main():
     if all(t in e05 for t in set_a) and all(t in e2 for t in set_a):
         row("eps 0.05 vs eps 0.2", e05, set_a, e2, set_a)
     for other_dir in a.against:
-        other = load(other_dir).get(("0.1", 0), {})
-        shared = [t for t in set_a + set_b if t in other]
+        against = load(other_dir).get(("0.1", 0), {})
+        shared = [t for t in set_a + set_b if t in against]
         if not shared:
             raise SystemExit(f"--against {other_dir}: its per_text/ has no eps0.1_seed0 profile of texts 0-{2*n-1}")
-        o0 = other[shared[0]]
-        if len(o0["layers"]) != len(base[shared[0]]["layers"]):
-            raise SystemExit(f"--against {other_dir}: {len(o0['layers'])} layers, not {len(base[shared[0]]['layers'])}: "
+        o0, b0 = against[shared[0]], base[shared[0]]
+        if len(o0["layers"]) != len(b0["layers"]):
+            raise SystemExit(f"--against {other_dir}: {len(o0['layers'])} layers, not {len(b0['layers'])}: "
                              "another model's profiles")
+        if o0["calibration"].get("hash") != b0["calibration"].get("hash"):
+            raise SystemExit(f"--against {other_dir}: another calibration file (hash {o0['calibration'].get('hash')}, "
+                             f"not {b0['calibration'].get('hash')}), so not the same texts")
         label = (f"{o0['model']['dtype']}, {o0['settings']['noise_mode']} noise, "
-                 f"{o0['calibration']['max_tokens']} tokens ({os.path.relpath(other_dir)})")
+                 f"{o0['calibration']['max_tokens']} tokens ({other_dir})")
         for name, ts in (("set A", set_a), ("set B", set_b)):
-            if ts and all(t in other for t in ts):
-                row(f"vs {label}, {name} (texts {ts[0]}-{ts[-1]})", base, ts, other, ts)
-        per_text = [spearman(layer_means(base[t]), layer_means(other[t])) for t in shared]
+            if len(ts) < n:
+                continue  # this folder's own set B is incomplete: the disjoint-sets row says so
+            have = [t for t in ts if t in against]
+            if len(have) == n:
+                row(f"vs {label}, {name} (texts {ts[0]}-{ts[-1]})", base, ts, against, ts)
+            else:
+                lines.append(f"| vs {label}, {name} | missing: {len(have)} of its {n} texts | | |")
+        per_text = [spearman(layer_means(base[t]), layer_means(against[t])) for t in shared]
         lines.append(f"| vs {label}, single texts: median over {len(shared)} texts | "
                      f"{np.median(per_text):.3f} | | |")
     for path in a.profile:
         with open(path) as f:
             prof = json.load(f)
         cal = prof["calibration"]
-        vals = np.array([l["mean"] for l in prof["layers"]])
+        vals = np.array(layer_means(prof))
         if len(vals) != len(mean_a):
             raise SystemExit(f"--profile {path}: {len(vals)} layers, not {len(mean_a)}: another model's profile")
         lines.append(f"| vs {os.path.basename(path)} ({cal['samples']} texts from {cal['skip']}, {cal['max_tokens']} tokens, "
                      f"{prof['model']['dtype']}, {prof['settings']['noise_mode']}), against set A | "
-                     f"{spearman(stat['mean'](base, set_a), vals):.3f} | | |")
+                     f"{spearman(mean_a, vals):.3f} | | |")
     lines.append("")
     lines.append("Statistics compared on the same texts (set A):")
     lines.append("")
@@ -209,8 +230,10 @@ def main():
         if all(t in seed1 for t in set_a):
             pairs.append(("seed 0 vs seed 1 (same texts)", (base, set_a), (seed1, set_a)))
         settings = (("minmax", (2, 8)), ("rank", (8,)))
-        lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`): the share of the total that the two "
-                      "profiles put on other layers (half the sum of the per-layer differences over the total):", "",
+        lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`, score mean, no per-layer minimum): the share of "
+                      "the total that one allocation puts on other layers than the other (half the sum of the per-layer "
+                      "differences over the total). Rank normalisation gives every profile the same budgets in another "
+                      "order, so its distance from equal budgets is the same for every profile.", "",
                   "| comparison | r=2 min-max | r=8 min-max | r=8 rank |", "|---|---:|---:|---:|"]
         with tempfile.TemporaryDirectory() as tmp:
             for label, (p1, t1), (p2, t2) in pairs:
@@ -236,7 +259,6 @@ def main():
 
     # The merged n-text profile at the defaults.
     merged = merged_profile(base, set_a)
-    means = matrix(base, set_a, "mean")
     path = os.path.join(a.out, f"merged_eps0.1_seed0_texts0-{n-1}.json")
     with open(path, "w") as f:
         json.dump(merged, f, indent=1)
@@ -247,7 +269,7 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9, 3.6))
-    layers = np.arange(means.shape[1])
+    layers = np.arange(len(mean_a))
     ax.plot(layers, mean_a, "o-", label=f"eps 0.1, texts 0-{n-1}")
     if len(set_b) == n:
         ax.plot(layers, stat["mean"](base, set_b), "s--", label=f"eps 0.1, texts {n}-{2*n-1}")

@@ -333,29 +333,34 @@ TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a prof
 TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another setting and a profile, from one-text profiles") {
   const auto root = ripplekv::test::scratch_dir("profile_stability", "sets");
   // One-text profiles as profile_stability.sh leaves them: OUT/per_text/eps<e>_seed<s>_text<i>.json.
+  // p90 is the mean + 1 unless given.
   auto write_profile = [&](const fs::path& out, const std::string& eps, int seed, int text,
-                           const std::vector<double>& means, const std::string& dtype = "float32") {
+                           const std::vector<double>& means, const std::string& dtype = "float32",
+                           const std::vector<double>& p90 = {}) {
     nlohmann::json layers = nlohmann::json::array();
     for (size_t i = 0; i < means.size(); ++i) {
-      layers.push_back({{"layer", i}, {"mean", means[i]}, {"p90", means[i] + 1}, {"max", 2 * means[i]},
-                        {"same_top_rate", 0.5}});
+      layers.push_back({{"layer", i}, {"mean", means[i]}, {"p90", p90.empty() ? means[i] + 1 : p90[i]},
+                        {"max", 2 * means[i]}, {"same_top_rate", 0.5}});
     }
     nlohmann::json p = {{"format", "ripplekv-sensitivity-profile"}, {"version", 1}, {"seconds", 10.0},
                         {"model", {{"path", "/cache/models/m"}, {"dtype", dtype}, {"num_layers", means.size()}}},
-                        {"calibration", {{"path", "/d/multi_news.jsonl"}, {"samples", 1}, {"skip", text}, {"max_tokens", 16}}},
+                        {"calibration", {{"path", "/d/multi_news.jsonl"}, {"hash", "h"}, {"samples", 1}, {"skip", text},
+                                         {"max_tokens", 16}}},
                         {"settings", {{"eps", std::stod(eps)}, {"seed", seed}, {"noise_mode", "layer_mean"},
                                       {"positions", "all"}, {"kl_positions", 8}, {"kl_direction", "forward"}}},
                         {"layers", layers}};
     ripplekv::test::write_text(out / "per_text" / fmt::format("eps{}_seed{}_text{}.json", eps, seed, text), p.dump());
   };
   // n = 2: set A = texts 0 and 1 (mean 5 4 3 2), set B = texts 2 and 3 (4 3 1 2): Spearman 0.8.
+  // Set A's p90 is 4.5 5.5 4 4 (text 0's given), set B's 5 4 2 3: -3.5 / sqrt(22.5) = 0.738 with
+  // scipy's ties, as every 0.738 below.
   const auto out = root / "f32";
-  write_profile(out, "0.1", 0, 0, {4, 3, 2, 1});
+  write_profile(out, "0.1", 0, 0, {4, 3, 2, 1}, "float32", {2, 5, 3, 4});
   write_profile(out, "0.1", 0, 1, {6, 5, 4, 3});
   write_profile(out, "0.1", 0, 2, {4, 3, 1, 2});
   write_profile(out, "0.1", 0, 3, {4, 3, 1, 2});
   for (int t = 0; t < 2; ++t) {
-    write_profile(out, "0.1", 1, t, {3, 4, 2, 1});  // another seed: 0.8
+    write_profile(out, "0.1", 1, t, {3, 4, 1, 1});  // another seed: 0.738 (p90 4 5 2 2: 1.0)
     write_profile(out, "0.05", 0, t, {1.0 + t, 0.75, 0.5, 0.25});  // eps: the same order, 1.0
     write_profile(out, "0.2", 0, t, {16, 12, 8, 4.0 + t});
   }
@@ -378,16 +383,17 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
                                                         (root / "experiment.json").string() + "'");
   INFO(r.output);
   REQUIRE(r.status == 0);
-  CHECK_THAT(r.output, Contains("float32."));
-  CHECK_THAT(r.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 0.800 | 0.800 | 0.800 |"));
-  CHECK_THAT(r.output, Contains("| seed 0 vs seed 1 (same texts) | 0.800 | 0.800 | 0.800 |"));
-  CHECK_THAT(r.output, Contains("| eps 0.1 vs eps 0.05 (same texts) | 1.000 | 1.000 | 1.000 |"));
+  CHECK_THAT(r.output, Contains("forward KL, float32."));
+  CHECK_THAT(r.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 0.800 | 0.800 | 0.738 |"));
+  CHECK_THAT(r.output, Contains("| seed 0 vs seed 1 (same texts) | 0.738 | 0.738 | 1.000 |"));
+  CHECK_THAT(r.output, Contains("| eps 0.1 vs eps 0.05 (same texts) | 1.000 | 1.000 | 0.738 |"));
   CHECK_THAT(r.output, Contains("| eps 0.05 vs eps 0.2 | 1.000 | 1.000 | 1.000 |"));
   CHECK_THAT(r.output, Contains("| vs bfloat16, layer_mean noise, 16 tokens ("));
-  CHECK_THAT(r.output, Contains("set A (texts 0-1) | -1.000 | -1.000 | -1.000 |"));
-  CHECK_THAT(r.output, Contains("set B (texts 2-3) | -0.738 | -0.738 | -0.738 |"));  // scipy, with ties
+  CHECK_THAT(r.output, Contains("set A (texts 0-1) | -1.000 | -1.000 | -0.738 |"));
+  CHECK_THAT(r.output, Contains("set B (texts 2-3) | -0.738 | -0.738 | -0.738 |"));
   CHECK_THAT(r.output, Contains("single texts: median over 4 texts | -0.900 |"));
   CHECK_THAT(r.output, Contains("| vs experiment.json (2 texts from 0, 16 tokens, float32, layer_mean), against set A | 1.000 |"));
+  CHECK_THAT(r.output, Contains("mean vs p90: 0.738"));
   CHECK_THAT(r.output, Contains("| 1 | 0.800 | 0.800 | 0.800 |"));  // k texts of set A against set B
   CHECK_THAT(r.output, Contains("Most sensitive layers (set A, mean): 0 (5.00e+00), 1 (4.00e+00)"));
   CHECK(ripplekv::test::read_text(out / "stability.md").find("(disjoint sets) | 0.800") != std::string::npos);
@@ -397,13 +403,15 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
   CHECK(merged["layers"][0]["mean"].get<double>() == Approx(5.0));
   CHECK(merged["layers"][0]["stderr"].get<double>() == Approx(1.0));  // sd 1.414 / sqrt(2)
   CHECK(merged["layers"][0]["max"].get<double>() == Approx(12.0));
+  CHECK(merged["merged_from"] == nlohmann::json{"per_text/eps0.1_seed0_text0.json", "per_text/eps0.1_seed0_text1.json"});
   CHECK(fs::exists(out / "profile_stability.png"));
   CHECK(merged.size() == nlohmann::json::parse(ripplekv::test::read_text(out / "per_text/eps0.1_seed0_text0.json")).size() + 2);
 
   // --allocate BIN: the budgets of the two sets' (and seeds') profiles compared. A stand-in for
   // `ripplekv allocate` gives round(mean x r) per layer (+10 with --normalize rank), so set A's r=2
   // budgets are 10 8 6 4 and set B's 8 6 2 4: 8 of 48 tokens differ, 16.7%; rank r=8: 50 42 34 26
-  // against 42 34 18 26, 32 of 272, 11.8%; against equal budgets of 5: 10 of 48, 92 of 132, 132 of 172.
+  // against 42 34 18 26, 32 of 272, 11.8%; seed 1's 6 8 2 2: 10 of 46, 21.7%, and rank 40 of 264,
+  // 15.2%; against equal budgets of 5: 10 of 48, 92 of 132, 132 of 172.
   const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
   ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
 import json, sys
@@ -419,13 +427,26 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   INFO(alloc.output);
   REQUIRE(alloc.status == 0);
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 16.7% | 16.7% | 11.8% |"));
-  CHECK_THAT(alloc.output, Contains("| seed 0 vs seed 1 (same texts) | 16.7% | 16.7% | 11.8% |"));
+  CHECK_THAT(alloc.output, Contains("| seed 0 vs seed 1 (same texts) | 21.7% | 21.7% | 15.2% |"));
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs equal budgets (for scale) | 20.8% | 69.7% | 76.7% |"));
-  const auto failed = run_script("profile_stability.py", dir + " --allocate /bin/false");
+  auto failed = run_script("profile_stability.py", dir + " --allocate /bin/false");
   CHECK(failed.status != 0);
   CHECK_THAT(failed.output, Contains("--allocate: /bin/false allocate --profile"));
+  failed = run_script("profile_stability.py", dir + " --allocate '" + (root / "no_such_binary").string() + "'");
+  CHECK(failed.status != 0);
+  CHECK_THAT(failed.output, Contains("no_such_binary: cannot run it"));
+  failed = run_script("profile_stability.py", dir + " --budget 5");
+  CHECK(failed.status != 0);
+  CHECK_THAT(failed.output, Contains("--budget is for --allocate BIN"));
+  // An --against folder that lacks a text of set B says so in that row.
+  fs::remove(other / "per_text/eps0.1_seed0_text3.json");
+  const auto partial = run_script("profile_stability.py", dir + " --against '" + other.string() + "'");
+  REQUIRE(partial.status == 0);
+  CHECK_THAT(partial.output, Contains("set B | missing: 1 of its 2 texts |"));
+  CHECK_THAT(partial.output, Contains("single texts: median over 3 texts | -1.000 |"));
 
-  // Another model's profiles (3 layers) are refused by name, and so is a set that is not there.
+  // Another model's profiles (3 layers) are refused by name, and so are a set that is not there and
+  // profiles of another calibration file.
   for (int t = 0; t < 2; ++t) write_profile(root / "three", "0.1", 0, t, {1, 2, 3});
   auto bad = run_script("profile_stability.py", dir + " --against '" + (root / "three").string() + "'");
   CHECK(bad.status != 0);
@@ -433,6 +454,16 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   bad = run_script("profile_stability.py", dir + " --against '" + (root / "none").string() + "'");
   CHECK(bad.status != 0);
   CHECK_THAT(bad.output, Contains("has no eps0.1_seed0 profile of texts 0-3"));
+  for (int t = 0; t < 2; ++t) {
+    write_profile(root / "elsewhere", "0.1", 0, t, {1, 2, 3, 4});
+    const auto file = root / "elsewhere" / fmt::format("per_text/eps0.1_seed0_text{}.json", t);
+    auto p = nlohmann::json::parse(ripplekv::test::read_text(file));
+    p["calibration"]["hash"] = "g";
+    ripplekv::test::write_text(file, p.dump());
+  }
+  bad = run_script("profile_stability.py", dir + " --against '" + (root / "elsewhere").string() + "'");
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Contains("another calibration file (hash g, not h), so not the same texts"));
   bad = run_script("profile_stability.py", "'" + (root / "three").string() + "' --n 3");
   CHECK(bad.status != 0);
   CHECK_THAT(bad.output, Contains("only 2 of the first 3 default profiles exist"));
