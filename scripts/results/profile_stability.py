@@ -155,7 +155,7 @@ def main():
     if len(set_b) == n:
         row(f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", base, set_a, base, set_b)
     else:
-        lines.append(f"| disjoint sets | missing: {len(set_b)} of {n} texts of set B | | |")
+        lines.append(f"| disjoint sets | set B has only {len(set_b)} of its {n} texts | | |")
     seed1 = runs.get(("0.1", 1), {})
     if all(t in seed1 for t in set_a):
         row("seed 0 vs seed 1 (same texts)", base, set_a, seed1, set_a)
@@ -187,7 +187,7 @@ def main():
             if len(have) == n:
                 row(f"vs {label}, {name} (texts {ts[0]}-{ts[-1]})", base, ts, against, ts)
             else:
-                lines.append(f"| vs {label}, {name} | missing: {len(have)} of its {n} texts | | |")
+                lines.append(f"| vs {label}, {name} | {other_dir} has only {len(have)} of its {n} texts | | |")
         per_text = [spearman(layer_means(base[t]), layer_means(against[t])) for t in shared]
         lines.append(f"| vs {label}, single texts: median over {len(shared)} texts | "
                      f"{np.median(per_text):.3f} | | |")

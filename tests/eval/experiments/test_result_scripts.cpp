@@ -442,7 +442,7 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   fs::remove(other / "per_text/eps0.1_seed0_text3.json");
   const auto partial = run_script("profile_stability.py", dir + " --against '" + other.string() + "'");
   REQUIRE(partial.status == 0);
-  CHECK_THAT(partial.output, Contains("set B | missing: 1 of its 2 texts |"));
+  CHECK_THAT(partial.output, Contains("set B | " + other.string() + " has only 1 of its 2 texts |"));
   CHECK_THAT(partial.output, Contains("single texts: median over 3 texts | -1.000 |"));
 
   // Another model's profiles (3 layers) are refused by name, and so are a set that is not there and
@@ -464,6 +464,11 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   bad = run_script("profile_stability.py", dir + " --against '" + (root / "elsewhere").string() + "'");
   CHECK(bad.status != 0);
   CHECK_THAT(bad.output, Contains("another calibration file (hash g, not h), so not the same texts"));
+  // A set B this folder lacks texts of: the row says so.
+  const auto half = run_script("profile_stability.py", "'" + (root / "three").string() + "' --n 2");
+  INFO(half.output);
+  CHECK(half.status == 0);
+  CHECK_THAT(half.output, Contains("| disjoint sets | set B has only 0 of its 2 texts |"));
   bad = run_script("profile_stability.py", "'" + (root / "three").string() + "' --n 3");
   CHECK(bad.status != 0);
   CHECK_THAT(bad.output, Contains("only 2 of the first 3 default profiles exist"));
