@@ -62,8 +62,10 @@ def layer_means(profile):
     return [l["mean"] for l in profile["layers"]]
 
 
-def merged_profile(profiles, texts):
-    """The profile of a set of texts from their one-text profiles, in `ripplekv profile`'s format."""
+def merged_profile(profiles, texts, over_texts="mean"):
+    """The profile of a set of texts from their one-text profiles, in `ripplekv profile`'s format;
+    over_texts="median" puts the median of the per-text means in the mean field (an alternative
+    aggregation, for the budgets table only)."""
     merged = json.loads(json.dumps(profiles[texts[0]]))
     means = matrix(profiles, texts, "mean")
     maxes = matrix(profiles, texts, "max")
@@ -75,7 +77,10 @@ def merged_profile(profiles, texts):
     merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
                       "left out (not aggregable)")
     merged["seconds"] = float(sum(profiles[t]["seconds"] for t in texts))
-    merged["layers"] = [{"layer": i, "mean": float(means[:, i].mean()),
+    if over_texts == "median":
+        merged["note"] = "median over texts of the per-text means, in the mean field"
+    aggregate = np.median if over_texts == "median" else np.mean
+    merged["layers"] = [{"layer": i, "mean": float(aggregate(means[:, i])),
                          "stderr": float(means[:, i].std(ddof=1) / np.sqrt(len(texts))), "max": float(maxes[:, i].max()),
                          "same_top_rate": float(same[:, i].mean())} for i in range(means.shape[1])]
     return merged
@@ -224,11 +229,14 @@ def main():
         lines.append(f"Single texts against each other: median Spearman {np.median(pair):.3f} "
                      f"(5th-95th pct {np.percentile(pair, 5):.3f} to {np.percentile(pair, 95):.3f}).")
     if a.allocate:
-        pairs = []
+        pairs = []  # (label, over_texts, (profiles, texts), (profiles, texts))
         if len(set_b) == n:
-            pairs.append((f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", (base, set_a), (base, set_b)))
+            pairs.append((f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", "mean", (base, set_a), (base, set_b)))
         if all(t in seed1 for t in set_a):
-            pairs.append(("seed 0 vs seed 1 (same texts)", (base, set_a), (seed1, set_a)))
+            pairs.append(("seed 0 vs seed 1 (same texts)", "mean", (base, set_a), (seed1, set_a)))
+        if len(set_b) == n:
+            pairs.append(("disjoint sets, each the median over its texts (not an option of the profiler)", "median",
+                          (base, set_a), (base, set_b)))
         settings = (("minmax", (2, 8)), ("rank", (8,)))
         lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`, score mean, no per-layer minimum): the share of "
                       "the total that one allocation puts on other layers than the other (half the sum of the per-layer "
@@ -236,11 +244,11 @@ def main():
                       "order, so its distance from equal budgets is the same for every profile.", "",
                   "| comparison | r=2 min-max | r=8 min-max | r=8 rank |", "|---|---:|---:|---:|"]
         with tempfile.TemporaryDirectory() as tmp:
-            for label, (p1, t1), (p2, t2) in pairs:
+            for label, over_texts, (p1, t1), (p2, t2) in pairs:
                 cells = []
                 for normalize, ratios in settings:
-                    b1 = budgets(a.allocate, merged_profile(p1, t1), a.budget, normalize, ratios, tmp)
-                    b2 = budgets(a.allocate, merged_profile(p2, t2), a.budget, normalize, ratios, tmp)
+                    b1 = budgets(a.allocate, merged_profile(p1, t1, over_texts), a.budget, normalize, ratios, tmp)
+                    b2 = budgets(a.allocate, merged_profile(p2, t2, over_texts), a.budget, normalize, ratios, tmp)
                     cells += [f"{100 * moved(b1[r], b2[r]):.1f}%" for r in ratios]
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
             cells = []  # the scale: how far set A's budgets are from equal ones

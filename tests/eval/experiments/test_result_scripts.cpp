@@ -429,6 +429,9 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 16.7% | 16.7% | 11.8% |"));
   CHECK_THAT(alloc.output, Contains("| seed 0 vs seed 1 (same texts) | 21.7% | 21.7% | 15.2% |"));
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs equal budgets (for scale) | 20.8% | 69.7% | 76.7% |"));
+  // The median over two texts is their mean: the disjoint sets' figures again.
+  CHECK_THAT(alloc.output, Contains("| disjoint sets, each the median over its texts (not an option of the profiler) | "
+                                    "16.7% | 16.7% | 11.8% |"));
   auto failed = run_script("profile_stability.py", dir + " --allocate /bin/false");
   CHECK(failed.status != 0);
   CHECK_THAT(failed.output, Contains("--allocate: /bin/false allocate --profile"));
