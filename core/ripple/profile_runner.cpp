@@ -69,7 +69,7 @@ SensitivityProfile run_profile(const CausalLM& model, const Tokenizer& tok, cons
   p.kl_direction = kl_direction_name(r.profiler.direction);
   p.seconds = res.seconds;
   for (const auto& l : res.layers) {
-    p.layers.push_back({l.mean, l.stderr_mean, l.p50, l.p90, l.max, l.same_top_rate});
+    p.layers.push_back({l.mean, l.stderr_mean, l.p50, l.p90, l.max, l.same_top_rate, l.per_sample});
   }
   return p;
 }
@@ -201,7 +201,14 @@ CompressionSpec resolve_ripple_profile(CompressionSpec spec, const CausalLM& mod
   bool cached = std::filesystem::exists(path);
   if (cached) {
     try {
-      (void)read_profile_json(path);
+      const auto entry = read_profile_json(path);
+      // Entries written before the per-text means were saved lack what score=text_median reads.
+      const auto score = spec.options.count("score") ? spec.options.at("score") : ripple_option_default("score");
+      if (score == "text_median" && !entry.layers.empty() && entry.layers[0].per_text.empty()) {
+        std::cerr << fmt::format("[ripple] the cached profile {} has no per-text means (score=text_median reads "
+                                 "them); profiling again\n", path);
+        cached = false;
+      }
     } catch (const std::exception& e) {
       // A cache entry is ripplekv's own file: a damaged one is measured again, not fatal.
       std::cerr << fmt::format("[ripple] the cached profile {} is damaged ({}); profiling again\n", path, e.what());

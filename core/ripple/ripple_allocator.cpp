@@ -3,7 +3,7 @@
 //   profile=PATH   the sensitivity profile (JSON)
 //   ratio=2        r >= 1, the max/min multiplier before clamping (1 = uniform)
 //   normalize=minmax | rank
-//   score=mean | p50 | p90 | max   which per-layer statistic is the sensitivity
+//   score=mean | p50 | p90 | max | text_median   which per-layer statistic is the sensitivity
 #include <fmt/format.h>
 
 #include "core/compress/allocators/allocators.h"
@@ -34,7 +34,11 @@ class RippleAllocator final : public LayerBudgetAllocator {
     if (o.model_layers > 0) {
       for (auto& note : check_profile_matches(profile, path_, o.model_layers, o.model)) o.notes.push_back(std::move(note));
     }
-    scores_ = profile.scores(stat);
+    try {
+      scores_ = profile.scores(stat);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("ripple: {}: {}", path_, e.what()));
+    }
   }
   std::string name() const override { return "ripple"; }
   std::vector<int64_t> allocate(const AllocationInput& in) const override {

@@ -1,5 +1,6 @@
 #include "core/ripple/ripple_options.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ripplekv {
@@ -10,8 +11,10 @@ const std::vector<OptionSpec>& ripple_option_specs() {
       {"ratio", OptionKind::kNumber, "2", "r >= 1: the largest over the smallest layer multiplier (1 = uniform)"},
       {"normalize", OptionKind::kChoice, "minmax", "how the per-layer scores are normalised before the mapping",
        {"minmax", "rank"}},
-      {"score", OptionKind::kChoice, "mean", "which per-layer statistic of the KL is the sensitivity",
-       {"mean", "p50", "p90", "max"}},
+      {"score", OptionKind::kChoice, "mean",
+       "which per-layer statistic of the KL is the sensitivity: over every text, position and draw (mean, p50, p90, "
+       "max), or the median over texts of each text's mean (text_median)",
+       {"mean", "p50", "p90", "max", "text_median"}},
       {"calibration", OptionKind::kText, "", "without profile=: profile on the fly on this text file"},
       {"calibration_samples", OptionKind::kInt, "16", "on the fly: N texts (after calibration_skip)"},
       {"calibration_skip", OptionKind::kInt, "0", "on the fly: texts passed over first (a disjoint calibration set)"},
@@ -43,6 +46,7 @@ const std::vector<OptionSpec>& ripple_prompt_option_specs() {
         s.help = "the prompt's last K tokens are replayed and their KL measured (K <= the selector's window keeps them)";
       } else if (s.name == "score") {
         s.help = "which statistic of the KL over the K replayed positions (and the draws) is the sensitivity";
+        s.choices.erase(std::remove(s.choices.begin(), s.choices.end(), "text_median"), s.choices.end());  // one prompt
       } else if (s.name == "draws") {
         s.help = "noise draws per layer, each replayed: their KLs are pooled (cost: draws x the perturbed replays)";
       } else if (s.name == "ratio" || s.name == "normalize" || s.name == "eps" || s.name == "noise" ||

@@ -33,7 +33,16 @@ std::vector<double> SensitivityProfile::scores(const std::string& statistic) con
     else if (statistic == "p50") out.push_back(l.p50);
     else if (statistic == "p90") out.push_back(l.p90);
     else if (statistic == "max") out.push_back(l.max);
-    else throw std::invalid_argument(fmt::format("score={}: choose mean, p50, p90 or max", statistic));
+    else if (statistic == "text_median") {
+      if (l.per_text.empty()) {
+        throw std::invalid_argument("score=text_median needs the per-text means of each layer (\"per_text\"), which "
+                                    "this profile lacks (`ripplekv profile` writes them since they were added; older "
+                                    "and hand-made profiles have none): re-run `ripplekv profile`");
+      }
+      out.push_back(percentile(l.per_text, 0.5));
+    } else {
+      throw std::invalid_argument(fmt::format("score={}: choose mean, p50, p90, max or text_median", statistic));
+    }
   }
   return out;
 }
@@ -57,7 +66,7 @@ void write_profile_json(const SensitivityProfile& p, const std::string& path) {
   for (size_t i = 0; i < p.layers.size(); ++i) {
     const auto& l = p.layers[i];
     layers.push_back({{"layer", i}, {"mean", l.mean}, {"stderr", l.stderr_mean}, {"p50", l.p50}, {"p90", l.p90},
-                      {"max", l.max}, {"same_top_rate", l.same_top_rate}});
+                      {"max", l.max}, {"same_top_rate", l.same_top_rate}, {"per_text", l.per_text}});
   }
   json j = {
       {"format", "ripplekv-sensitivity-profile"},
@@ -173,6 +182,21 @@ SensitivityProfile read_profile_json(const std::string& path) {
       r.p90 = l.value("p90", 0.0);
       r.max = l.value("max", 0.0);
       r.same_top_rate = l.value("same_top_rate", 0.0);
+      if (l.contains("per_text")) {
+        r.per_text = l["per_text"].get<std::vector<double>>();
+        if (!r.per_text.empty() && p.samples > 0 && static_cast<int64_t>(r.per_text.size()) != p.samples) {
+          throw std::invalid_argument(fmt::format("{}: layers[{}].per_text has {} values but calibration.samples = {}; "
+                                                  "re-run `ripplekv profile`", path, p.layers.size(), r.per_text.size(),
+                                                  p.samples));
+        }
+        for (double v : r.per_text) {
+          if (!std::isfinite(v) || v < -1e-6) {
+            throw std::invalid_argument(fmt::format("{}: layers[{}].per_text holds {}, not a KL divergence (must be "
+                                                    "finite and >= 0); re-run `ripplekv profile`", path,
+                                                    p.layers.size(), v));
+          }
+        }
+      }
       // A KL divergence is >= 0 (a float-rounding -1e-12 aside): a negative or non-finite one
       // means a damaged or hand-edited file, and budgets built from it would be meaningless.
       for (const auto& [key, value] : {std::pair<const char*, double>{"mean", r.mean}, {"p50", r.p50}, {"p90", r.p90},
@@ -181,6 +205,12 @@ SensitivityProfile read_profile_json(const std::string& path) {
           throw std::invalid_argument(fmt::format("{}: layers[{}].{} = {} is not a KL divergence (must be finite and "
                                                   ">= 0); re-run `ripplekv profile`", path, p.layers.size(), key, value));
         }
+      }
+      // All layers hold per-text means, as many as layer 0, or none does.
+      if (!p.layers.empty() && r.per_text.size() != p.layers[0].per_text.size()) {
+        throw std::invalid_argument(fmt::format("{}: layers[{}].per_text has {} values but layers[0].per_text {}; "
+                                                "re-run `ripplekv profile`", path, p.layers.size(), r.per_text.size(),
+                                                p.layers[0].per_text.size()));
       }
       p.layers.push_back(r);
     }

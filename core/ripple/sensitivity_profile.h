@@ -12,6 +12,10 @@ namespace ripplekv {
 
 struct LayerSensitivityRecord {
   double mean = 0, stderr_mean = 0, p50 = 0, p90 = 0, max = 0, same_top_rate = 0;
+  // The mean KL of each calibration text used (over its positions and draws), in calibration
+  // order; empty in profiles written before they were saved (and in hand-made ones). Every
+  // layer has the same count, or none has any.
+  std::vector<double> per_text;
 };
 
 struct SensitivityProfile {
@@ -44,7 +48,9 @@ struct SensitivityProfile {
   double seconds = 0;
   std::vector<LayerSensitivityRecord> layers;
 
-  std::vector<double> scores(const std::string& statistic) const;  // mean | p50 | p90 | max
+  // mean | p50 | p90 | max (over every text, position and draw) | text_median (the median over
+  // texts of each text's mean: one text's outlying KL moves it less than the mean).
+  std::vector<double> scores(const std::string& statistic) const;
 };
 
 void write_profile_json(const SensitivityProfile& p, const std::string& path);
@@ -52,15 +58,15 @@ void write_profile_csv(const SensitivityProfile& p, const std::string& path);
 // Throws std::invalid_argument naming the file and key when malformed.
 SensitivityProfile read_profile_json(const std::string& path);
 
+// The q-quantile of `v` (q in [0, 1]) with linear interpolation, numpy's default; 0 when empty.
+// The per-layer p50/p90 of a profile, its text_median score and the KL p90 of a fidelity row.
+double percentile(std::vector<double> v, double q);
+
 // Throws when the profile was measured on a different model (layer count or checkpoint
 // fingerprint). A profile of the same checkpoint measured at another dtype or device is
 // accepted; the returned notes say so. Profiles written before checkpoint fingerprints
 // ("weights_fingerprint" without the "ckpt1:" prefix) carry a dtype-dependent fingerprint: they
 // are accepted at the dtype they were measured in, and otherwise refused with the fix.
-// The q-quantile of `v` (q in [0, 1]) with linear interpolation, numpy's default; 0 when empty.
-// The per-layer p50/p90 of a profile and the KL p90 of a fidelity row.
-double percentile(std::vector<double> v, double q);
-
 std::vector<std::string> check_profile_matches(const SensitivityProfile& p, const std::string& profile_path,
                                                int64_t num_layers, const ModelIdentity& model);
 

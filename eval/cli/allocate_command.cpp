@@ -12,6 +12,7 @@
 
 #include "eval/cli/command.h"
 #include "core/ripple/budget_mapper.h"
+#include "core/ripple/ripple_options.h"
 #include "core/ripple/sensitivity_profile.h"
 
 namespace ripplekv::cli {
@@ -19,6 +20,10 @@ namespace ripplekv::cli {
 int run_allocate(const std::vector<std::string>& args) {
   std::string profile_path, ratios_s = "4", normalize = "minmax", score = "mean", out;
   int64_t budget = 0, layers_min = 0, prompt_len = 0;
+  std::string score_help = "profile statistic:";
+  for (const auto& spec : ripple_option_specs()) {
+    if (spec.name == "score") score_help += " " + fmt::format("{}", fmt::join(spec.choices, " | "));
+  }
   po::options_description desc;
   desc.add_options()("profile", po::value<std::string>(&profile_path)->required(), "sensitivity profile JSON")(
       "budget", po::value<int64_t>(&budget)->required(), "average tokens per layer (total = layers x budget)")(
@@ -28,7 +33,7 @@ int run_allocate(const std::vector<std::string>& args) {
       "prompt-len", po::value<int64_t>(&prompt_len)->default_value(0),
       "prompt length: at most this many per layer (0 = no upper clamp)")(
       "normalize", po::value<std::string>(&normalize)->default_value(normalize), "minmax | rank")(
-      "score", po::value<std::string>(&score)->default_value(score), "profile statistic: mean | p50 | p90 | max")(
+      "score", po::value<std::string>(&score)->default_value(score), score_help.c_str())(
       "out", po::value<std::string>(&out)->default_value(""), "also write the budgets as JSON");
   po::variables_map vm;
   if (!parse_options("allocate", args, desc, vm)) return 0;
@@ -39,7 +44,12 @@ int run_allocate(const std::vector<std::string>& args) {
   if (layers_min < 0) throw UsageError(fmt::format("--layers-min {}: must be >= 0", layers_min));
   if (prompt_len < 0) throw UsageError(fmt::format("--prompt-len {}: must be >= 0 (0 = no upper clamp)", prompt_len));
   const auto profile = read_profile_json(profile_path);
-  const auto scores = profile.scores(score);
+  std::vector<double> scores;
+  try {
+    scores = profile.scores(score);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--score {} with --profile {}: {}", score, profile_path, e.what()));
+  }
   const int64_t L = static_cast<int64_t>(scores.size());
   const int64_t max_per_layer = prompt_len > 0 ? prompt_len : L * budget;
   std::vector<double> ratios;

@@ -1,10 +1,13 @@
 // RippleKV: perturbation engine, KL sensitivity profiler, exponential budget mapper.
 #include "catch_torch.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "core/compress/budget_math.h"
 #include "core/compress/compression.h"
@@ -12,6 +15,7 @@
 #include "core/ripple/budget_mapper.h"
 #include "core/ripple/calibration.h"
 #include "core/ripple/profile_runner.h"
+#include "core/ripple/ripple_options.h"
 #include "core/ripple/sensitivity_profile.h"
 #include "core/ripple/sensitivity_profiler.h"
 #include "models/loaders/load_model.h"
@@ -333,6 +337,23 @@ TEST_CASE("The on-the-fly profile cache keys on the checkpoint and the profiling
   auto again = load_model(model_path, {});
   CHECK(resolve_ripple_profile(spec, *again, tok, model_path).options.at("profile") == a);
   CHECK(count() == 1);
+  {
+    // An entry made before the per-text means were saved serves score=mean as it is, and is
+    // measured again, in place, for score=text_median, which reads them.
+    CHECK(read_profile_json(a).layers[0].per_text.size() == 1);
+    auto entry = nlohmann::json::parse(test::read_text(a));
+    for (auto& layer : entry["layers"]) layer.erase("per_text");
+    test::write_text(a, entry.dump());
+    CHECK(resolve_ripple_profile(spec, *again, tok, model_path).options.at("profile") == a);
+    CHECK(read_profile_json(a).layers[0].per_text.empty());
+    auto median = spec;
+    median.options["score"] = "text_median";
+    const auto resolved = resolve_ripple_profile(median, *again, tok, model_path);
+    CHECK(resolved.options.at("profile") == a);
+    CHECK(resolved.options.at("score") == "text_median");
+    CHECK(read_profile_json(a).layers[0].per_text.size() == 1);
+    CHECK(count() == 1);
+  }
   // A bfloat16 run profiles in float32 by default (profile_dtype=float32), on a float32 copy of
   // the checkpoint that it loads only when the cache misses: here it reuses the float32 entry.
   LoadOptions bf16;
@@ -475,13 +496,100 @@ TEST_CASE("Profile --skip: the samples after the first `skip` texts - disjoint c
   bool differs = false;
   for (size_t l = 0; l < first.layers.size(); ++l) differs = differs || first.layers[l].mean != expected.layers[l].mean;
   CHECK(differs);
+  // Each layer's per-text means are kept (one text here: its mean).
+  for (size_t l = 0; l < expected.layers.size(); ++l) {
+    CHECK(skipped.layers[l].per_text == std::vector<double>{expected.layers[l].mean});
+  }
   // Written and read back.
   const auto path = temp_path("skip.json");
   write_profile_json(skipped, path);
   CHECK(read_profile_json(path).skip == 3);
+  CHECK(read_profile_json(path).layers[1].per_text == skipped.layers[1].per_text);
   fs::remove(path);
   req.skip = 200;  // the file holds 200 texts
   CHECK_THROWS_WITH(run_profile(*model, tok, req), Catch::Contains("--skip 200") && Catch::Contains("200 texts"));
   req.skip = -1;
   CHECK_THROWS_WITH(run_profile(*model, tok, req), Catch::Contains("--skip"));
+}
+
+TEST_CASE("Per-text means: one per calibration text, saved and read back, and score=text_median is their median",
+          "[core][ripple][profile]") {
+  using Catch::Contains;
+  // The profiler's per-sample means (one per text, over its draws and K positions) average to
+  // its mean.
+  auto model = tiny_model();
+  ProfilerOptions o;
+  o.kl_positions = 4;
+  o.noise.eps = 0.3;
+  o.draws = 2;
+  const auto res = profile_sensitivity(*model, random_samples(3, 20, 256, 7), o);
+  for (const auto& l : res.layers) {
+    REQUIRE(l.per_sample.size() == 3);
+    CHECK((l.per_sample[0] + l.per_sample[1] + l.per_sample[2]) / 3 == Approx(l.mean));
+  }
+  // A profile of 3 texts: the median of 1, 5, 2 is 2 and of 9, 3, 3 is 3, where the means differ.
+  SensitivityProfile p;
+  p.num_layers = 2;
+  p.samples = 3;
+  p.layers = {{8.0 / 3, 0, 0, 0, 5, 0, {1, 5, 2}}, {5, 0, 0, 0, 9, 0, {9, 3, 3}}};
+  const auto path = temp_path("per_text.json");
+  write_profile_json(p, path);
+  const auto back = read_profile_json(path);
+  CHECK(back.layers[0].per_text == std::vector<double>{1, 5, 2});
+  CHECK(back.scores("text_median") == std::vector<double>{2, 3});
+  CHECK(back.scores("mean") == std::vector<double>{8.0 / 3, 5});
+  CHECK_THROWS_WITH(back.scores("median"), Contains("choose mean, p50, p90, max or text_median"));
+  // The ripple allocator ranks by it: layer 0 leads by the mean (4 against 3), layer 1 by the
+  // median (3 against 2).
+  p.weights_fingerprint = model->fingerprint();
+  p.num_layers = model->config().num_layers;
+  REQUIRE(p.num_layers >= 3);
+  p.layers = {{4, 0, 0, 0, 9, 0, {1, 9, 2}}, {3, 0, 0, 0, 3, 0, {3, 3, 3}}};
+  p.layers.resize(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {1, 1, 1}});
+  write_profile_json(p, path);
+  auto kept = [&](const std::string& score) {
+    auto method = CompressionMethod::create(
+        {"snapkv", "ripple", 48, {{"profile", path}, {"score", score}, {"ratio", "8"}, {"window", "8"}}},
+        model->config(), model->identity());
+    KVCache cache(p.num_layers);
+    HookRegistry hooks;
+    auto session = method->begin(hooks, 100);
+    at::manual_seed(0);
+    model->prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
+    return session->finish(cache, *model).kept;
+  };
+  const auto by_mean = kept("mean"), by_median = kept("text_median");
+  CHECK(by_mean[0] > by_mean[1]);
+  CHECK(by_median[1] > by_median[0]);
+  CHECK(std::accumulate(by_median.begin(), by_median.end(), int64_t{0}) == p.num_layers * 48);
+  // Profiles written before the per-text means were saved: a clear error naming the file.
+  p.layers.assign(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {}});
+  write_profile_json(p, path);
+  CHECK_THROWS_WITH(read_profile_json(path).scores("text_median"), Contains("re-run `ripplekv profile`"));
+  CHECK_THROWS_WITH(CompressionMethod::create({"snapkv", "ripple", 64, {{"profile", path}, {"score", "text_median"}}},
+                                              model->config(), model->identity()),
+                    Contains(path) && Contains("per-text means"));
+  // A count that is not calibration.samples, or a value that is no KL divergence, is refused.
+  p.layers.assign(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {1, 2}});
+  write_profile_json(p, path);
+  CHECK_THROWS_WITH(read_profile_json(path), Contains("per_text has 2 values but calibration.samples = 3"));
+  p.layers.assign(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {1, -2, 1}});
+  write_profile_json(p, path);
+  CHECK_THROWS_WITH(read_profile_json(path), Contains("per_text holds -2, not a KL divergence"));
+  // Layers with per-text means of unequal counts are refused.
+  p.layers.assign(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {1, 1, 1}});
+  p.layers[1].per_text.clear();
+  p.samples = 0;  // no count to check against: the layers are checked against each other
+  write_profile_json(p, path);
+  CHECK_THROWS_WITH(read_profile_json(path), Contains("layers[1].per_text has 0 values but layers[0].per_text 3"));
+  // One prompt has no texts to take a median over: ripple_prompt does not offer it.
+  int score_specs = 0;
+  for (const auto& spec : ripple_prompt_option_specs()) {
+    if (spec.name != "score") continue;
+    ++score_specs;
+    CHECK(std::find(spec.choices.begin(), spec.choices.end(), "p90") != spec.choices.end());
+    CHECK(std::find(spec.choices.begin(), spec.choices.end(), "text_median") == spec.choices.end());
+  }
+  CHECK(score_specs == 1);
+  fs::remove(path);
 }

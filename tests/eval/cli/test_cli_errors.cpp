@@ -88,6 +88,12 @@ TEST_CASE("A profile with a negative KL divergence is refused", "[cli][bad-input
     "model": {"num_layers": 2}, "calibration": {}, "settings": {},
     "layers": [{"layer": 0, "mean": 0.001}, {"layer": 1, "mean": -0.5}]})");
   check_refused("allocate --profile " + path.string() + " --budget 64", "layers[1].mean = -0.5 is not a KL divergence");
+  // score=text_median on a profile without per-text means (written before they were saved).
+  ripplekv::test::write_text(path, R"({"format": "ripplekv-sensitivity-profile", "version": 1,
+    "model": {"num_layers": 2}, "calibration": {}, "settings": {},
+    "layers": [{"layer": 0, "mean": 0.001}, {"layer": 1, "mean": 0.5}]})");
+  check_refused("allocate --profile " + path.string() + " --budget 64 --score text_median",
+                "--score text_median with --profile " + path.string() + ": score=text_median needs the per-text means");
 }
 
 TEST_CASE("One writer per run folder: a second longbench on the same folder and shard is refused", "[cli][lock]") {
