@@ -102,7 +102,7 @@ def profile(args):
         layers.append({"layer": layer, "mean": statistics.fmean(kl),
                        "stderr": statistics.stdev(kl) / math.sqrt(n) if n > 1 else 0.0,
                        "p50": float(np.percentile(kl, 50)), "p90": float(np.percentile(kl, 90)), "max": max(kl),
-                       "same_top_rate": statistics.fmean(agree)})
+                       "same_top_rate": statistics.fmean(agree), "per_text": list(kl)})
     out = dict(like)
     out["layers"] = layers
     out["calibration"] = dict(like["calibration"], path=opts["texts"], samples=n, skip=int(opts["skip-texts"]),

@@ -62,10 +62,9 @@ def layer_means(profile):
     return [l["mean"] for l in profile["layers"]]
 
 
-def merged_profile(profiles, texts, over_texts="mean"):
-    """The profile of a set of texts from their one-text profiles, in `ripplekv profile`'s format;
-    over_texts="median" puts the median of the per-text means in the mean field (an alternative
-    aggregation, for the budgets table only)."""
+def merged_profile(profiles, texts):
+    """The profile of a set of texts from their one-text profiles, in `ripplekv profile`'s format
+    (with each text's mean in per_text, which score=text_median reads)."""
     merged = json.loads(json.dumps(profiles[texts[0]]))
     means = matrix(profiles, texts, "mean")
     maxes = matrix(profiles, texts, "max")
@@ -77,23 +76,21 @@ def merged_profile(profiles, texts, over_texts="mean"):
     merged["note"] = ("mean of the per-text profiles (exact: equal token counts); stderr over texts; max exact; p50/p90 "
                       "left out (not aggregable)")
     merged["seconds"] = float(sum(profiles[t]["seconds"] for t in texts))
-    if over_texts == "median":
-        merged["note"] = "median over texts of the per-text means, in the mean field"
-    aggregate = np.median if over_texts == "median" else np.mean
-    merged["layers"] = [{"layer": i, "mean": float(aggregate(means[:, i])),
+    merged["layers"] = [{"layer": i, "mean": float(means[:, i].mean()),
                          "stderr": float(means[:, i].std(ddof=1) / np.sqrt(len(texts))), "max": float(maxes[:, i].max()),
-                         "same_top_rate": float(same[:, i].mean())} for i in range(means.shape[1])]
+                         "same_top_rate": float(same[:, i].mean()), "per_text": [float(v) for v in means[:, i]]}
+                        for i in range(means.shape[1])]
     return merged
 
 
-def budgets(binary, profile, budget, normalize, ratios, tmp):
+def budgets(binary, profile, budget, normalize, ratios, tmp, score="mean"):
     """Per-layer budgets `ripplekv allocate` gives a profile: {ratio: [tokens per layer]}."""
     src, out = os.path.join(tmp, "profile.json"), os.path.join(tmp, "budgets.json")
     with open(src, "w") as f:
         json.dump(profile, f)
     if os.path.exists(out):
         os.remove(out)  # a binary that writes nothing must not pass off the last call's budgets
-    cmd = [binary, "allocate", "--profile", src, "--budget", str(budget), "--normalize", normalize,
+    cmd = [binary, "allocate", "--profile", src, "--budget", str(budget), "--normalize", normalize, "--score", score,
            "--ratio", ",".join(str(r) for r in ratios), "--out", out]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -229,26 +226,27 @@ def main():
         lines.append(f"Single texts against each other: median Spearman {np.median(pair):.3f} "
                      f"(5th-95th pct {np.percentile(pair, 5):.3f} to {np.percentile(pair, 95):.3f}).")
     if a.allocate:
-        pairs = []  # (label, over_texts, (profiles, texts), (profiles, texts))
+        pairs = []  # (label, score, (profiles, texts), (profiles, texts))
         if len(set_b) == n:
             pairs.append((f"texts 0-{n-1} vs texts {n}-{2*n-1} (disjoint sets)", "mean", (base, set_a), (base, set_b)))
         if all(t in seed1 for t in set_a):
             pairs.append(("seed 0 vs seed 1 (same texts)", "mean", (base, set_a), (seed1, set_a)))
         if len(set_b) == n:
-            pairs.append(("disjoint sets, each the median over its texts (not an option of the profiler)", "median",
+            pairs.append(("disjoint sets, each the median over its texts (score=text_median)", "text_median",
                           (base, set_a), (base, set_b)))
         settings = (("minmax", (2, 8)), ("rank", (8,)))
-        lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`, score mean, no per-layer minimum): the share of "
+        lines += ["", f"Budgets (`ripplekv allocate --budget {a.budget}`, score mean unless the row says otherwise, no "
+                      "per-layer minimum): the share of "
                       "the total that one allocation puts on other layers than the other (half the sum of the per-layer "
                       "differences over the total). Rank normalisation gives every profile the same budgets in another "
                       "order, so its distance from equal budgets is the same for every profile.", "",
                   "| comparison | r=2 min-max | r=8 min-max | r=8 rank |", "|---|---:|---:|---:|"]
         with tempfile.TemporaryDirectory() as tmp:
-            for label, over_texts, (p1, t1), (p2, t2) in pairs:
+            for label, score, (p1, t1), (p2, t2) in pairs:
                 cells = []
                 for normalize, ratios in settings:
-                    b1 = budgets(a.allocate, merged_profile(p1, t1, over_texts), a.budget, normalize, ratios, tmp)
-                    b2 = budgets(a.allocate, merged_profile(p2, t2, over_texts), a.budget, normalize, ratios, tmp)
+                    b1 = budgets(a.allocate, merged_profile(p1, t1), a.budget, normalize, ratios, tmp, score)
+                    b2 = budgets(a.allocate, merged_profile(p2, t2), a.budget, normalize, ratios, tmp, score)
                     cells += [f"{100 * moved(b1[r], b2[r]):.1f}%" for r in ratios]
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
             cells = []  # the scale: how far set A's budgets are from equal ones

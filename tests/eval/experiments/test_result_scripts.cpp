@@ -307,6 +307,8 @@ TEST_CASE("evict_profile.py: one layer compressed at a time, its KLs made a prof
   // ripplekv's own reader (the ripple allocator's) takes it
   const auto read = ripplekv::read_profile_json(out.string());
   CHECK(read.scores("mean") == std::vector<double>{0.2, 0.03, 0.6});
+  CHECK(read.layers[2].per_text == std::vector<double>{0.5, 0.7});  // each text's KL, for score=text_median
+  CHECK(read.scores("text_median")[1] == Approx(0.03));
   CHECK(read.noise_mode == "evict-snapkv-b4");
 
   // compare: the eviction order (2 0 1) against a variant that kept, per layer, 30, 10, 50
@@ -417,7 +419,9 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
 import json, sys
 args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
 assert sys.argv[1] == "allocate" and args["--budget"] == "5", sys.argv
-means = [l["mean"] for l in json.load(open(args["--profile"]))["layers"]]
+layers = json.load(open(args["--profile"]))["layers"]
+median = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
+means = [median(l["per_text"]) if args["--score"] == "text_median" else l["mean"] for l in layers]
 extra = 10 if args["--normalize"] == "rank" else 0
 json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
                            for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
@@ -430,7 +434,7 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   CHECK_THAT(alloc.output, Contains("| seed 0 vs seed 1 (same texts) | 21.7% | 21.7% | 15.2% |"));
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs equal budgets (for scale) | 20.8% | 69.7% | 76.7% |"));
   // The median over two texts is their mean: the disjoint sets' figures again.
-  CHECK_THAT(alloc.output, Contains("| disjoint sets, each the median over its texts (not an option of the profiler) | "
+  CHECK_THAT(alloc.output, Contains("| disjoint sets, each the median over its texts (score=text_median) | "
                                     "16.7% | 16.7% | 11.8% |"));
   auto failed = run_script("profile_stability.py", dir + " --allocate /bin/false");
   CHECK(failed.status != 0);
