@@ -7,7 +7,9 @@ percentile-bootstrap interval over texts (SciPy's scipy.stats.bootstrap, 2000 re
 
 A_DIR and B_DIR are folders holding a fidelity_texts.csv (a sweep's run folder, or a
 `ripplekv fidelity --out` folder, which holds every method it ran: then name the method with a
-substring of its `method` column). Prints mean(KL_A - KL_B) over the texts both hold; negative
+substring of its `method` column, or the text it ends with followed by `$`, as in
+--b-method 'ratio=2$' beside --a-method 'ratio=2,score=text_median'). Prints mean(KL_A - KL_B)
+over the texts both hold; negative
 means A keeps closer to the full cache. For a question `ripplekv table` does not ask, such as two
 RippleKV settings against each other (r = 8 against r = 2) rather than against a baseline.
 """
@@ -29,7 +31,9 @@ def per_text(folder, budget, method):
         sys.exit(f"{path}: cannot read it ({e}); give a folder of a fidelity run (it writes fidelity_texts.csv)")
     except (KeyError, ValueError) as e:
         sys.exit(f"{path}: not a ripplekv fidelity_texts.csv ({e})")
-    if method:
+    if method.endswith("$"):  # the method's end: tells "..,ratio=2" from "..,ratio=2,score=text_median"
+        rows = [r for r in rows if r["method"].endswith(method[:-1])]
+    elif method:
         rows = [r for r in rows if method in r["method"]]
     methods = sorted({r["method"] for r in rows})
     if len(methods) != 1:

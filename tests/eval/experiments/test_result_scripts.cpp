@@ -1,6 +1,6 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
 // samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py,
-// profile_stability.py), run with the
+// profile_stability.py, fidelity_pair.py), run with the
 // project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
 // GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
@@ -479,6 +479,28 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   bad = run_script("profile_stability.py", "'" + (root / "three").string() + "' --n 3");
   CHECK(bad.status != 0);
   CHECK_THAT(bad.output, Contains("only 2 of the first 3 default profiles exist"));
+}
+
+TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substring or by their end ($)") {
+  const auto root = ripplekv::test::scratch_dir("fidelity_pair", "run");
+  // Budget 8: A - B = +0.1 on every text, so every resample gives +0.1. "ratio=2" is in both
+  // methods; "ratio=2$" ends only the second.
+  ripplekv::test::write_text(root / "fidelity_texts.csv",
+                             "method,budget,text,kl_mean,top1_agreement\n"
+                             "\"ripple@ratio=2,score=text_median\",8,0,0.3,1\n\"ripple@ratio=2,score=text_median\",8,1,0.4,1\n"
+                             "\"ripple@ratio=2,score=text_median\",8,2,0.5,0.5\n"
+                             "\"ripple@ratio=2\",8,0,0.2,1\n\"ripple@ratio=2\",8,1,0.3,0.5\n\"ripple@ratio=2\",8,2,0.4,0.5\n");
+  const std::string run = "'" + root.string() + "' '" + root.string() + "' --budget 8";
+  auto r = run_script("fidelity_pair.py", run + " --a-method 'ratio=2,score=text_median' --b-method 'ratio=2$'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("budget 8, 3 texts: KL(A) - KL(B) = +0.1000 [+0.1000, +0.1000] (B closer); A 0.4000, "
+                                "B 0.3000"));
+  CHECK_THAT(r.output, Contains("  B: ripple@ratio=2\n"));
+  // A substring in both methods is refused, naming them.
+  r = run_script("fidelity_pair.py", run + " --a-method 'ratio=2,score=text_median' --b-method 'ratio=2'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("2 methods at budget 8 containing 'ratio=2'"));
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
