@@ -182,6 +182,9 @@ SensitivityProfile read_profile_json(const std::string& path) {
       r.p90 = l.value("p90", 0.0);
       r.max = l.value("max", 0.0);
       r.same_top_rate = l.value("same_top_rate", 0.0);
+      // A KL divergence is >= 0 (a float-rounding -1e-12 aside): a negative or non-finite one
+      // means a damaged or hand-edited file, and budgets built from it would be meaningless.
+      const auto is_kl = [](double v) { return std::isfinite(v) && v >= -1e-6; };
       if (l.contains("per_text")) {
         r.per_text = l["per_text"].get<std::vector<double>>();
         if (!r.per_text.empty() && p.samples > 0 && static_cast<int64_t>(r.per_text.size()) != p.samples) {
@@ -190,18 +193,16 @@ SensitivityProfile read_profile_json(const std::string& path) {
                                                   p.samples));
         }
         for (double v : r.per_text) {
-          if (!std::isfinite(v) || v < -1e-6) {
+          if (!is_kl(v)) {
             throw std::invalid_argument(fmt::format("{}: layers[{}].per_text holds {}, not a KL divergence (must be "
                                                     "finite and >= 0); re-run `ripplekv profile`", path,
                                                     p.layers.size(), v));
           }
         }
       }
-      // A KL divergence is >= 0 (a float-rounding -1e-12 aside): a negative or non-finite one
-      // means a damaged or hand-edited file, and budgets built from it would be meaningless.
       for (const auto& [key, value] : {std::pair<const char*, double>{"mean", r.mean}, {"p50", r.p50}, {"p90", r.p90},
                                        {"max", r.max}}) {
-        if (!std::isfinite(value) || value < -1e-6) {
+        if (!is_kl(value)) {
           throw std::invalid_argument(fmt::format("{}: layers[{}].{} = {} is not a KL divergence (must be finite and "
                                                   ">= 0); re-run `ripplekv profile`", path, p.layers.size(), key, value));
         }

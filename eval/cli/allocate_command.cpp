@@ -1,6 +1,7 @@
 // `ripplekv allocate`: per-layer budgets from a sensitivity profile for one or more ratios.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -18,12 +19,12 @@
 namespace ripplekv::cli {
 
 int run_allocate(const std::vector<std::string>& args) {
-  std::string profile_path, ratios_s = "4", normalize = "minmax", score = "mean", out;
+  std::string profile_path, ratios_s = "4", normalize = "minmax", score = ripple_option_default("score"), out;
   int64_t budget = 0, layers_min = 0, prompt_len = 0;
-  std::string score_help = "profile statistic:";
-  for (const auto& spec : ripple_option_specs()) {
-    if (spec.name == "score") score_help += " " + fmt::format("{}", fmt::join(spec.choices, " | "));
-  }
+  // The score's choices are the ripple allocator's, declared once in core/ripple/ripple_options.
+  const auto& specs = ripple_option_specs();
+  const auto score_spec = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& s) { return s.name == "score"; });
+  const std::string score_help = "profile statistic, " + option_kind_text(*score_spec);
   po::options_description desc;
   desc.add_options()("profile", po::value<std::string>(&profile_path)->required(), "sensitivity profile JSON")(
       "budget", po::value<int64_t>(&budget)->required(), "average tokens per layer (total = layers x budget)")(

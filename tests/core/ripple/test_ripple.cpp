@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -46,6 +47,20 @@ std::unique_ptr<LlamaModel> with_dead_attention(const LlamaModel& m, int64_t dea
   ModelWeights w = m.weights();
   w.layers[static_cast<size_t>(dead)].wo = at::zeros_like(w.layers[static_cast<size_t>(dead)].wo);
   return std::make_unique<LlamaModel>(m.config(), w);
+}
+
+// The tokens each layer keeps after a SnapKV + ripple method (profile, ratio 8, window 8, average
+// 48 per layer, plus `extra` options) compresses a random 100-token prompt on `model`.
+std::vector<int64_t> ripple_kept(const LlamaModel& model, const std::string& profile,
+                                 std::map<std::string, std::string> extra = {}) {
+  extra.insert({{"profile", profile}, {"ratio", "8"}, {"window", "8"}});
+  auto method = CompressionMethod::create({"snapkv", "ripple", 48, extra}, model.config(), model.identity());
+  KVCache cache(model.config().num_layers);
+  HookRegistry hooks;
+  auto session = method->begin(hooks, 100);
+  at::manual_seed(0);
+  model.prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
+  return session->finish(cache, model).kept;
 }
 
 // A path in this process's scratch folder, made once (a second scratch_dir call would empty it
@@ -254,16 +269,9 @@ TEST_CASE("RippleKV end to end: profile, save, reload, allocate through the regi
   CHECK(back.layers[1].mean == 0.0);
   CHECK(back.layers[0].mean == Approx(res.layers[0].mean));
   // The insensitive layer gets the fewest tokens, and the total is exact.
-  auto method = CompressionMethod::create({"snapkv", "ripple", 48, {{"profile", path}, {"ratio", "8"}, {"window", "8"}}},
-                                          dead->config(), dead->identity());
-  KVCache cache(4);
-  HookRegistry hooks;
-  auto session = method->begin(hooks, 100);
-  at::manual_seed(0);
-  dead->prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
-  auto report = session->finish(cache, *dead);
-  CHECK(std::accumulate(report.kept.begin(), report.kept.end(), int64_t{0}) == 4 * 48);
-  CHECK(*std::min_element(report.kept.begin(), report.kept.end()) == report.kept[1]);
+  const auto kept = ripple_kept(*dead, path);
+  CHECK(std::accumulate(kept.begin(), kept.end(), int64_t{0}) == 4 * 48);
+  CHECK(*std::min_element(kept.begin(), kept.end()) == kept[1]);
   fs::remove(path);
 }
 
@@ -547,18 +555,8 @@ TEST_CASE("Per-text means: one per calibration text, saved and read back, and sc
   p.layers = {{4, 0, 0, 0, 9, 0, {1, 9, 2}}, {3, 0, 0, 0, 3, 0, {3, 3, 3}}};
   p.layers.resize(static_cast<size_t>(p.num_layers), {1, 0, 0, 0, 1, 0, {1, 1, 1}});
   write_profile_json(p, path);
-  auto kept = [&](const std::string& score) {
-    auto method = CompressionMethod::create(
-        {"snapkv", "ripple", 48, {{"profile", path}, {"score", score}, {"ratio", "8"}, {"window", "8"}}},
-        model->config(), model->identity());
-    KVCache cache(p.num_layers);
-    HookRegistry hooks;
-    auto session = method->begin(hooks, 100);
-    at::manual_seed(0);
-    model->prefill(at::randint(3, 256, {1, 100}, at::kLong), cache, &hooks);
-    return session->finish(cache, *model).kept;
-  };
-  const auto by_mean = kept("mean"), by_median = kept("text_median");
+  const auto by_mean = ripple_kept(*model, path, {{"score", "mean"}});
+  const auto by_median = ripple_kept(*model, path, {{"score", "text_median"}});
   CHECK(by_mean[0] > by_mean[1]);
   CHECK(by_median[1] > by_median[0]);
   CHECK(std::accumulate(by_median.begin(), by_median.end(), int64_t{0}) == p.num_layers * 48);
