@@ -21,7 +21,9 @@ Prints (and writes OUT/stability.md):
     total on other layers, and set A's distance from equal budgets for scale;
 and writes OUT/profile_stability.png (per-layer mean KL of each variant, log scale) and
 OUT/merged_eps0.1_seed0_texts0-<n-1>.json: the n-text profile at the defaults in
-`ripplekv profile`'s format, for the experiments. Its mean, max and stderr are exact for texts
+`ripplekv profile`'s format, for the experiments (and, where complete, set B's
+merged_eps0.1_seed0_texts<n>-<2n-1>.json, both sets' merged_eps0.1_seed0_texts0-<2n-1>.json and
+seed 1's merged_eps0.1_seed1_texts0-<n-1>.json). Its mean, max and stderr are exact for texts
 of equal token count (all are truncated to --max-tokens); p50 and p90 are not aggregable from
 per-text profiles and are left out (use a direct `ripplekv profile` run for score=p90).
 Runs with what is there: missing variants are reported, not invented.
@@ -263,13 +265,19 @@ def main():
     with open(os.path.join(a.out, "stability.md"), "w") as f:
         f.write(text)
 
-    # The merged n-text profile at the defaults.
-    merged = merged_profile(base, set_a)
-    path = os.path.join(a.out, f"merged_eps0.1_seed0_texts0-{n-1}.json")
-    with open(path, "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
-    print(f"wrote {path}")
+    # The merged profiles at the defaults: set A (the experiments'), and where complete set B, both sets
+    # together and set A with noise seed 1, to measure downstream what the calibration set and the draw move.
+    merges = [(base, set_a, 0)]
+    if len(set_b) == n:
+        merges += [(base, set_b, 0), (base, set_a + set_b, 0)]
+    if all(t in seed1 for t in set_a):
+        merges.append((seed1, set_a, 1))
+    for profiles, texts, seed in merges:
+        path = os.path.join(a.out, f"merged_eps0.1_seed{seed}_texts{texts[0]}-{texts[-1]}.json")
+        with open(path, "w") as f:
+            json.dump(merged_profile(profiles, texts), f, indent=1)
+            f.write("\n")
+        print(f"wrote {path}")
 
     import matplotlib
     matplotlib.use("Agg")

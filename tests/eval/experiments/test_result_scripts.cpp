@@ -408,6 +408,18 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
   CHECK(merged["merged_from"] == nlohmann::json{"per_text/eps0.1_seed0_text0.json", "per_text/eps0.1_seed0_text1.json"});
   CHECK(fs::exists(out / "profile_stability.png"));
   CHECK(merged.size() == nlohmann::json::parse(ripplekv::test::read_text(out / "per_text/eps0.1_seed0_text0.json")).size() + 2);
+  // Set B, both sets and seed 1 merged too: layer 2's mean is 1 in set B, (3 + 1) / 2 = 2 over all
+  // four texts, 1 with seed 1; each keeps its texts' own per_text values and calibration start.
+  const auto merged_b = nlohmann::json::parse(ripplekv::test::read_text(out / "merged_eps0.1_seed0_texts2-3.json"));
+  CHECK(merged_b["calibration"]["skip"] == 2);
+  CHECK(merged_b["layers"][2]["mean"].get<double>() == Approx(1.0));
+  const auto merged_ab = nlohmann::json::parse(ripplekv::test::read_text(out / "merged_eps0.1_seed0_texts0-3.json"));
+  CHECK(merged_ab["calibration"]["samples"] == 4);
+  CHECK(merged_ab["layers"][2]["mean"].get<double>() == Approx(2.0));
+  CHECK(merged_ab["layers"][2]["per_text"] == nlohmann::json{2.0, 4.0, 1.0, 1.0});
+  const auto merged_seed1 = nlohmann::json::parse(ripplekv::test::read_text(out / "merged_eps0.1_seed1_texts0-1.json"));
+  CHECK(merged_seed1["settings"]["seed"] == 1);
+  CHECK(merged_seed1["layers"][2]["mean"].get<double>() == Approx(1.0));
 
   // --allocate BIN: the budgets of the two sets' (and seeds') profiles compared. A stand-in for
   // `ripplekv allocate` gives round(mean x r) per layer (+10 with --normalize rank), so set A's r=2
