@@ -39,6 +39,14 @@ std::vector<std::string> arithmetic_changes(const fs::path& dir, const nlohmann:
                                 dir.string(), kernels->get<std::string>(), info.at("cpu_kernels").get<std::string>(),
                                 kernels_hint(kernels->get<std::string>())));
   }
+  const auto cpu = before.find("cpu");
+  if (cpu != before.end() && cpu->is_string() && info.contains("cpu") &&
+      cpu->get<std::string>() != info.at("cpu").get<std::string>()) {
+    notes.push_back(fmt::format("{}: started on the CPU {}, resumed on {}: the samples of the two calls may differ in "
+                                "their last bits even with the same CPU kernels (oneDNN and MKL choose their own per "
+                                "CPU; that CPU matches them)",
+                                dir.string(), cpu->get<std::string>(), info.at("cpu").get<std::string>()));
+  }
   return notes;
 }
 

@@ -2,9 +2,9 @@
 // Neither the thread count nor the CPU kernels is part of a run's configuration (a folder
 // resumed with others goes on), but ATen's products for some shapes sum in another order on
 // another thread count, and the CPU kernels round differently per CPU, so the samples of the
-// two calls may differ in their last bits. Each folder's config.json records both under
-// "info" ("threads", "cpu_kernels": eval/run_arithmetic.h); claim_run_dirs (run_config.h)
-// prints these notes. Torch-free.
+// two calls may differ in their last bits, as they may on another CPU with the same kernels.
+// Each folder's config.json records them under "info" ("threads", "cpu_kernels", "cpu":
+// eval/run_arithmetic.h); claim_run_dirs (run_config.h) prints these notes. Torch-free.
 #pragma once
 
 #include <filesystem>

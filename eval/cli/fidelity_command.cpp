@@ -105,7 +105,10 @@ void write_fidelity_folder(const FidelityArgs& a, const std::vector<eval::Fideli
   nlohmann::ordered_json config;
   config["ripplekv_fidelity_config"] = 1;
   config["options"] = a.options;
-  if (a.rt.device == "cpu") config["cpu_kernels"] = eval::cpu_kernels_label(a.rt.dtype);  // the bits follow it
+  if (a.rt.device == "cpu") {
+    config["cpu_kernels"] = eval::cpu_kernels_label(a.rt.dtype);  // the bits follow it
+    if (auto model = eval::cpu_model_name(); !model.empty()) config["cpu"] = model;  // and, within a label, the CPU
+  }
   config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
   // Per method as given: every policy option in force, defaults included (for table labels).
   nlohmann::ordered_json in_force = nlohmann::ordered_json::object();

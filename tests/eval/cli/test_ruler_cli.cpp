@@ -73,6 +73,7 @@ TEST_CASE("ruler: a grid, resume, shards equal to one run, table, bad input", "[
   const std::string kernels = config["info"]["cpu_kernels"].get<std::string>();
   CHECK(kernels.rfind(ours + "; ATen ", 0) == 0);
   CHECK(r.output.find("CPU kernels") == std::string::npos);
+  CHECK(r.output.find("started on the CPU") == std::string::npos);  // the same CPU: nothing to say
   // Resumed with RIPPLEKV_CPU_ISA=<isa>, whose kernels are `capped`: the note names both
   // where they differ from the recorded ones, and the finished samples stay as they were.
   const auto resume_capped = [&](const std::string& isa, const std::string& capped) {

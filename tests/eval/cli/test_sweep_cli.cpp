@@ -219,6 +219,12 @@ TEST_CASE("demo sweep on stories260K: shards, skips, resume after a kill, tables
   CHECK(fidelity_config["cpu_kernels"].get<std::string>().rfind(kernels + "; ATen ", 0) == 0);
   CHECK(nlohmann::json::parse(read(longbench_dir / "config.json"))["info"]["cpu_kernels"] ==
         fidelity_config["cpu_kernels"]);
+  // ... and the CPU's model (/proc/cpuinfo names it on x86-64 Linux), the same in both.
+#if defined(__linux__) && defined(__x86_64__)
+  CHECK_FALSE(fidelity_config.value("cpu", "").empty());
+#endif
+  CHECK(nlohmann::json::parse(read(longbench_dir / "config.json"))["info"].value("cpu", "") ==
+        fidelity_config.value("cpu", ""));
 
   // Runs made in a group equal, byte for byte, their own command line run alone.
   fs::path grouped_fidelity;

@@ -490,6 +490,13 @@ TEST_CASE("arithmetic_changes: one note per recorded key that differs, naming th
   CHECK_THAT(notes[0], Catch::Contains("(a CPU with those kernels matches them)"));
   // A run on a GPU records no kernels: a CPU folder resumed there gets no kernels note.
   CHECK(arithmetic_changes(dir, {{"threads", 2}}).empty());
+  // The same kernels on another CPU: one note, naming both CPUs.
+  write_info({{"threads", 2}, {"cpu_kernels", "avx512_bf16; ATen AVX512"}, {"cpu", "Intel(R) Xeon(R) Processor"}});
+  const nlohmann::ordered_json epyc = {{"threads", 2}, {"cpu_kernels", "avx512_bf16; ATen AVX512"}, {"cpu", "AMD EPYC"}};
+  notes = arithmetic_changes(dir, epyc);
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("started on the CPU Intel(R) Xeon(R) Processor, resumed on AMD EPYC"));
+  CHECK(arithmetic_changes(dir, {{"threads", 2}, {"cpu_kernels", "avx512_bf16; ATen AVX512"}}).empty());  // no CPU now
 }
 
 TEST_CASE("claim_run_dirs: every folder checked before any is claimed, then noted and claimed in order",
