@@ -105,9 +105,11 @@ void write_fidelity_folder(const FidelityArgs& a, const std::vector<eval::Fideli
   nlohmann::ordered_json config;
   config["ripplekv_fidelity_config"] = 1;
   config["options"] = a.options;
-  if (a.rt.device == "cpu") {
-    config["cpu_kernels"] = eval::cpu_kernels_label(a.rt.dtype);  // the bits follow it
-    if (auto model = eval::cpu_model_name(); !model.empty()) config["cpu"] = model;  // and, within a label, the CPU
+  // The arithmetic the bits follow, as run folders record it (cpu_kernels and cpu, on the CPU); the
+  // thread count is among the options already.
+  const auto arithmetic = eval::run_arithmetic(a.rt.device, a.rt.dtype);
+  for (const auto& [key, value] : arithmetic.items()) {
+    if (key != "threads") config[key] = value;
   }
   config["texts_used"] = rows.empty() ? 0 : rows[0].texts;
   // Per method as given: every policy option in force, defaults included (for table labels).
