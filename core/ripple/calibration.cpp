@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -25,10 +26,38 @@ std::string ends_with_ext(const std::string& p) {
   return dot == std::string::npos ? "" : p.substr(dot);
 }
 
+// A MiniLongBench task file: one JSON object keyed "0".."N", each record's "origin_prompt" the
+// task's formatted prompt (MiniLongBench ships no bare context). Texts in numeric key order.
+void read_minilongbench(const std::string& content, const std::string& path, std::vector<std::string>& texts) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(content);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({}); a MiniLongBench file is one JSON object", path,
+                                            json_error_text(e)));
+  }
+  if (!j.is_object()) {
+    throw std::invalid_argument(fmt::format("{}: a MiniLongBench file is one JSON object keyed \"0\"..\"N\"", path));
+  }
+  std::vector<std::pair<unsigned long long, std::string>> keyed;
+  for (const auto& [key, record] : j.items()) {
+    const bool numeric = !key.empty() && key.size() < 19 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (!numeric) throw std::invalid_argument(fmt::format("{}: record key \"{}\" is not a number", path, key));
+    if (!record.is_object() || !record.contains("origin_prompt") || !record["origin_prompt"].is_string()) {
+      throw std::invalid_argument(fmt::format("{}: record \"{}\" has no string field \"origin_prompt\"", path, key));
+    }
+    keyed.emplace_back(std::stoull(key), record["origin_prompt"].get<std::string>());
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (auto& [key, text] : keyed) {
+    if (!blank(text)) texts.push_back(std::move(text));
+  }
+}
+
 }  // namespace
 
 CalibrationSet read_calibration(const std::string& path, const std::string& format, const std::string& text_field) {
-  require_input_file(path, "a calibration / texts file (.txt, .jsonl or a LongBench file)");
+  require_input_file(path, "a calibration / texts file (.txt, .jsonl, a LongBench .jsonl or a MiniLongBench .json)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(fmt::format("--calibration {}: cannot open the file", path));
   std::stringstream ss;
@@ -40,10 +69,11 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
   std::string fmt_ = format;
   if (fmt_ == "auto") {
     const auto ext = ends_with_ext(path);
-    if (ext == ".jsonl" || ext == ".json") {
-      fmt_ = content.find("\"context\"") != std::string::npos && content.find("\"" + text_field + "\"") == std::string::npos
-                 ? "longbench"
-                 : "jsonl";
+    const bool has_text_field = content.find("\"" + text_field + "\"") != std::string::npos;
+    if (ext == ".json" && !has_text_field && content.find("\"origin_prompt\"") != std::string::npos) {
+      fmt_ = "minilongbench";
+    } else if (ext == ".jsonl" || ext == ".json") {
+      fmt_ = content.find("\"context\"") != std::string::npos && !has_text_field ? "longbench" : "jsonl";
     } else {
       fmt_ = content.find("\n\n") != std::string::npos || content.find("\r\n\r\n") != std::string::npos ? "blocks"
                                                                                                        : "lines";
@@ -88,9 +118,11 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
       const auto text = j[field].get<std::string>();
       if (!blank(text)) set.texts.push_back(text);
     }
+  } else if (fmt_ == "minilongbench") {
+    read_minilongbench(content, path, set.texts);
   } else {
     throw std::invalid_argument(fmt::format("{}: text format \"{}\" is not one of auto, lines, blocks, jsonl, "
-                                            "longbench",
+                                            "longbench, minilongbench",
                                             path, format));
   }
   if (set.texts.empty()) {

@@ -1,6 +1,7 @@
 // Calibration texts for the sensitivity profiler (torch-free): read from plain text (one
-// sample per line, or per blank-line-separated block), JSON lines with a text field, or a
-// LongBench task file (its `context`). The file's content hash identifies the set.
+// sample per line, or per blank-line-separated block), JSON lines with a text field, a
+// LongBench task file (its `context`), or a MiniLongBench task file (its formatted prompts,
+// `origin_prompt`). The file's content hash identifies the set.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +12,14 @@ namespace ripplekv {
 
 struct CalibrationSet {
   std::string path;
-  std::string format;  // resolved: lines | blocks | jsonl | longbench
+  std::string format;  // resolved: lines | blocks | jsonl | longbench | minilongbench
   std::string hash;    // FNV-1a 64 of the file bytes, hex
   std::vector<std::string> texts;
 };
 
-// format: auto | lines | blocks | jsonl | longbench. auto: .jsonl/.json -> jsonl (or longbench
-// when records have "context"), text with blank lines -> blocks, else lines. Empty texts are
+// format: auto | lines | blocks | jsonl | longbench | minilongbench. auto: .json holding
+// "origin_prompt" and not the text field -> minilongbench; .jsonl/.json -> jsonl (or longbench
+// when records have "context"); text with blank lines -> blocks, else lines. Empty texts are
 // dropped; no text at all is an error naming the file.
 CalibrationSet read_calibration(const std::string& path, const std::string& format = "auto",
                                 const std::string& text_field = "text");

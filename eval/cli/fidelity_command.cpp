@@ -60,7 +60,7 @@ bool parse_fidelity_args(const std::vector<std::string>& args, FidelityArgs& a) 
   add_runtime_options(desc, a.rt);
   desc.add_options()("texts", po::value<std::string>(&a.texts_path)->required(),
                      "texts: .txt (lines or blank-line blocks), .jsonl, or a LongBench file")(
-      "texts-format", po::value<std::string>(&a.format)->default_value(a.format), "auto | lines | blocks | jsonl | longbench")(
+      "texts-format", po::value<std::string>(&a.format)->default_value(a.format), "auto | lines | blocks | jsonl | longbench | minilongbench")(
       "text-field", po::value<std::string>(&a.text_field)->default_value(a.text_field), "JSON lines text field")(
       "methods", po::value<std::string>(&a.methods_s)->default_value("snapkv,pyramidkv,streamingllm,h2o"),
       ("comma-separated methods: presets (" + method_preset_names() +

@@ -27,7 +27,7 @@ int run_profile(const std::vector<std::string>& args) {
   desc.add_options()("calibration", po::value<std::string>(&req.calibration_path)->required(),
                      "calibration texts: .txt (one per line or per blank-line block), .jsonl, or a LongBench file")(
       "calibration-format", po::value<std::string>(&req.calibration_format)->default_value("auto"),
-      "auto | lines | blocks | jsonl | longbench")(
+      "auto | lines | blocks | jsonl | longbench | minilongbench")(
       "text-field", po::value<std::string>(&req.text_field)->default_value("text"), "JSON lines text field")(
       "samples", po::value<int64_t>(&req.samples)->default_value(16), "calibration samples (the first N texts after --skip)")(
       "skip", po::value<int64_t>(&req.skip)->default_value(0),
