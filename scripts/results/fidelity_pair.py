@@ -2,15 +2,16 @@
 """Paired difference of the mean KL of two fidelity runs on the same texts, with a 95%
 percentile-bootstrap interval over texts (SciPy's scipy.stats.bootstrap, 2000 resamples, seed 0).
 
-    .venv/bin/python scripts/results/fidelity_pair.py A_DIR B_DIR --budget 256 \
-        [--a-method SUBSTRING] [--b-method SUBSTRING]
+    .venv/bin/python scripts/results/fidelity_pair.py A_DIR B_DIR [A_DIR2 B_DIR2 ...] --budget 256 \
+        [--a-method SUBSTRING] [--b-method SUBSTRING] [--resamples 2000]
 
 A_DIR and B_DIR are folders holding a fidelity_texts.csv (a sweep's run folder, or a
 `ripplekv fidelity --out` folder, which holds every method it ran: then name the method with a
 substring of its `method` column, or the text it ends with followed by `$`, as in
 --b-method 'ratio=2$' beside --a-method 'ratio=2,score=text_median'). Prints mean(KL_A - KL_B)
 over the texts both hold; negative
-means A keeps closer to the full cache. For a question `ripplekv table` does not ask, such as two
+means A keeps closer to the full cache. More than one pair of folders (runs on other text files,
+say lcc and repobench-p) pools their texts into one mean and one bootstrap. For a question `ripplekv table` does not ask, such as two
 RippleKV settings against each other (r = 8 against r = 2) rather than against a baseline.
 """
 import argparse
@@ -46,24 +47,38 @@ def per_text(folder, budget, method):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("a")
-    ap.add_argument("b")
+    ap.add_argument("folders", nargs="+", metavar="A_DIR B_DIR", help="one or more pairs of folders")
     ap.add_argument("--budget", type=int, required=True)
     ap.add_argument("--a-method", default="")
     ap.add_argument("--b-method", default="")
-    args = ap.parse_args()
-    a, method_a = per_text(args.a, args.budget, args.a_method)
-    b, method_b = per_text(args.b, args.budget, args.b_method)
-    texts = sorted(set(a) & set(b))
-    if len(texts) < 2 or len(texts) != len(a) or len(texts) != len(b):
-        sys.exit(f"A holds texts {sorted(a)}, B holds {sorted(b)}: pair runs of the same texts (two or more)")
-    d = np.array([a[t] - b[t] for t in texts])
-    ci = stats.bootstrap((d,), np.mean, n_resamples=2000, confidence_level=0.95, method="percentile",
+    ap.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    args = ap.parse_intermixed_args()  # folders may follow the options
+    if len(args.folders) % 2:
+        ap.error(f"{len(args.folders)} folders: give them in pairs, A_DIR B_DIR [A_DIR2 B_DIR2 ...]")
+    if args.resamples < 100:
+        ap.error(f"--resamples {args.resamples}: use at least 100")
+    d, a_all, b_all, methods_a, methods_b = [], [], [], [], []
+    for a_dir, b_dir in zip(args.folders[::2], args.folders[1::2]):
+        a, method_a = per_text(a_dir, args.budget, args.a_method)
+        b, method_b = per_text(b_dir, args.budget, args.b_method)
+        texts = sorted(set(a) & set(b))
+        if len(texts) < 2 or len(texts) != len(a) or len(texts) != len(b):
+            sys.exit(f"{a_dir} (A) holds texts {sorted(a)}, {b_dir} (B) holds {sorted(b)}: "
+                     "pair runs of the same texts (two or more)")
+        d += [a[t] - b[t] for t in texts]
+        a_all += [a[t] for t in texts]
+        b_all += [b[t] for t in texts]
+        methods_a += [m for m in [method_a] if m not in methods_a]
+        methods_b += [m for m in [method_b] if m not in methods_b]
+    d = np.array(d)
+    ci = stats.bootstrap((d,), np.mean, n_resamples=args.resamples, confidence_level=0.95, method="percentile",
                          rng=np.random.default_rng(0)).confidence_interval
     verdict = "tie" if ci.low <= 0 <= ci.high else ("A closer" if d.mean() < 0 else "B closer")
-    print(f"budget {args.budget}, {len(d)} texts: KL(A) - KL(B) = {d.mean():+.4f} [{ci.low:+.4f}, {ci.high:+.4f}] "
-          f"({verdict}); A {np.mean(list(a.values())):.4f}, B {np.mean(list(b.values())):.4f}\n"
-          f"  A: {method_a}\n  B: {method_b}")
+    pairs = len(args.folders) // 2
+    print(f"budget {args.budget}, {len(d)} texts{f' of {pairs} pairs of folders' if pairs > 1 else ''}: "
+          f"KL(A) - KL(B) = {d.mean():+.4f} [{ci.low:+.4f}, {ci.high:+.4f}] "
+          f"({verdict}); A {np.mean(a_all):.4f}, B {np.mean(b_all):.4f}\n"
+          f"  A: {'; '.join(methods_a)}\n  B: {'; '.join(methods_b)}")
 
 
 if __name__ == "__main__":

@@ -513,6 +513,27 @@ TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substr
   r = run_script("fidelity_pair.py", run + " --a-method 'ratio=2,score=text_median' --b-method 'ratio=2'");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("2 methods at budget 8 containing 'ratio=2'"));
+  // A second pair of folders (another text file, whose text ids repeat the first's) pools its
+  // texts: +0.1 on three texts and -0.1 on two give +0.02 over five, a tie.
+  const auto other = ripplekv::test::scratch_dir("fidelity_pair", "other");
+  ripplekv::test::write_text(other / "fidelity_texts.csv",
+                             "method,budget,text,kl_mean,top1_agreement\n"
+                             "\"ripple@ratio=2,score=text_median\",8,0,0.1,1\n\"ripple@ratio=2,score=text_median\",8,1,0.2,1\n"
+                             "\"ripple@ratio=2\",8,0,0.2,1\n\"ripple@ratio=2\",8,1,0.3,0.5\n");
+  const std::string methods = " --a-method 'ratio=2,score=text_median' --b-method 'ratio=2$'";
+  r = run_script("fidelity_pair.py", run + " '" + other.string() + "' '" + other.string() + "'" + methods +
+                                         " --resamples 500");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("budget 8, 5 texts of 2 pairs of folders: KL(A) - KL(B) = +0.0200 ["));
+  CHECK_THAT(r.output, Contains("(tie); A 0.3000, B 0.2800"));
+  // An odd number of folders, or too few resamples, is refused.
+  r = run_script("fidelity_pair.py", run + " '" + other.string() + "'" + methods);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("3 folders: give them in pairs"));
+  r = run_script("fidelity_pair.py", run + methods + " --resamples 10");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("--resamples 10: use at least 100"));
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
