@@ -8,7 +8,7 @@
 #
 # Plan (not to be changed once records exist):
 #   profile   QC: float32, layer_mean noise, eps 0.1, seed 0, the first 8 texts of MiniLongBench's
-#             lcc file (formatted code-completion prompts, 1,354-15,046 tokens) cut to 512 tokens
+#             lcc file (formatted code-completion prompts of 1,676-11,112 tokens) cut to 512 tokens
 #             each: the settings of the news profile QPLF (profiles/profile_multi_news_8x512_f32_
 #             layer_mean.json) with only the texts changed. Written to profiles/code_lcc_8x512_f32
 #             _layer_mean.json.
@@ -34,15 +34,30 @@
 #             profile is domain-specific. Ties are reported with their intervals. No default
 #             changes on this run alone.
 #
-# The pairs, when complete (D=results/qwen2.5-coder-1.5b-instruct/fidelity_code, P=fidelity_pair.py
-# with --resamples 100000, at --budget 128 and 256, r=2 shown; r=8 rank with 'ratio=8,normalize=rank$'):
-#   1. P $D/lcc $D/lcc $D/repobench-p $D/repobench-p --a-method 'code_lcc_8x512_f32_layer_mean.json,ratio=2$' \
-#        --b-method 'profile_multi_news_8x512_f32_layer_mean.json,ratio=2$'       (and each folder's pair alone)
-#   2. P $D/multi_news results/qwen2.5-coder-1.5b-instruct/fidelity32_all --a-method 'code_lcc..,ratio=2$' \
-#        --b-method 'multi_news_8x512_f32_layer_mean.json,ratio=2$'
-#   3. P $D/lcc $D/lcc $D/repobench-p $D/repobench-p --a-method '..,ratio=2$' --b-method snapkv
+# The commands of the analysis (spelled out in the commit after this plan's, while the profile ran
+# and before any fidelity record; with the bit check's fallback, which the plan lacked):
+#   D=results/qwen2.5-coder-1.5b-instruct/fidelity_code  P=results/qwen2.5-coder-1.5b-instruct/profiles
+#   QC='code_lcc_8x512_f32_layer_mean.json'  QN='profile_multi_news_8x512_f32_layer_mean.json'
+#   PAIR='.venv/bin/python scripts/results/fidelity_pair.py --resamples 100000'
+#   .venv/bin/python scripts/results/profile_compare.py $P/$QN $P/$QC --allocate build/ripplekv --budget 256
+#   for b in 128 256; do for s in 'ratio=2$' 'ratio=8,normalize=rank$'; do
+#     $PAIR --budget $b $D/lcc $D/lcc $D/repobench-p $D/repobench-p --a-method "$QC,$s" --b-method "$QN,$s"   # 1
+#     $PAIR --budget $b $D/lcc $D/lcc --a-method "$QC,$s" --b-method "$QN,$s"            # 1, lcc alone
+#     $PAIR --budget $b $D/repobench-p $D/repobench-p --a-method "$QC,$s" --b-method "$QN,$s"   # 1, repobench-p
+#     $PAIR --budget $b $D/multi_news results/qwen2.5-coder-1.5b-instruct/fidelity32_all \
+#       --a-method "$QC,$s" --b-method "$QN,$s"                                             # 2
+#     for q in "$QC" "$QN"; do
+#       $PAIR --budget $b $D/lcc $D/lcc $D/repobench-p $D/repobench-p --a-method "$q,$s" --b-method snapkv; done   # 3
+#   done; done
+# (a pattern ending in $ names the method's end: "$QC,ratio=2$" is r=2 with the code profile.)
+# The bit check before 2: SnapKV's per-text rows of $D/multi_news must equal fidelity32_all's:
+#   diff <(grep '^snapkv,' $D/multi_news/fidelity_texts.csv) \
+#        <(grep '^snapkv,' results/qwen2.5-coder-1.5b-instruct/fidelity32_all/fidelity_texts.csv)
+# If they differ, 2 is not read across the folders: SnapKV and both profiles' settings run again
+# in one call into $D/multi_news_both (scripts/results/qwen_code_calibration.sh news_qplf), and 2
+# pairs there.
 #
-#   scripts/results/qwen_code_calibration.sh [profile] [code] [news] [tables]
+#   scripts/results/qwen_code_calibration.sh [profile] [code] [news] [tables] [news_qplf]
 #       (default: all four, in that order; rerun to resume: finished steps are kept)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv), MODEL (default:
 # scripts/get_model.sh's checkpoint). Each step's wall time goes to the results folder's
@@ -82,10 +97,14 @@ for target in "${targets[@]}"; do
     news)
       step "code calibration fidelity multi_news" "$D/multi_news/fidelity.csv" fidelity \
         ../shared/data/longbench/raw/multi_news.jsonl 16 32 "snapkv,$(ripple "$QC")" "$D/multi_news" ;;
+    news_qplf)  # only where the bit check fails (above); then `tables` again
+      "$BIN" fidelity --model "$MODEL" --dtype bfloat16 "${threads[@]}" --texts ../shared/data/longbench/raw/multi_news.jsonl \
+        --skip-texts 16 --max-texts 32 --prompt-tokens 1024 --continuation 32 --budgets 128,256 \
+        --methods "snapkv,$(ripple "$QC"),$(ripple "$QPLF")" --out "$D/multi_news_both" ;;
     tables)
-      for dir in "$D/lcc" "$D/repobench-p" "$D/multi_news"; do
+      for dir in "$D/lcc" "$D/repobench-p" "$D/multi_news" "$D/multi_news_both"; do
         if [ -f "$dir/fidelity.csv" ]; then "$BIN" table --runs "$dir" --out "$dir/tables"; fi
       done ;;
-    *) echo "qwen_code_calibration.sh: unknown target '$target' (profile, code, news or tables)" >&2; exit 2 ;;
+    *) echo "qwen_code_calibration.sh: unknown target '$target' (profile, code, news, tables or news_qplf)" >&2; exit 2 ;;
   esac
 done
