@@ -26,6 +26,23 @@ std::string ends_with_ext(const std::string& p) {
   return dot == std::string::npos ? "" : p.substr(dot);
 }
 
+// A MiniLongBench record key: a record number, "0", "1", ... without leading zeros.
+bool record_number(const std::string& key) {
+  return !key.empty() && key.size() <= 18 && key.find_first_not_of("0123456789") == std::string::npos &&
+         (key == "0" || key[0] != '0');
+}
+
+// The MiniLongBench layout: one JSON object of records (objects) keyed by record numbers.
+bool minilongbench_layout(const nlohmann::json& j) {
+  if (!j.is_object() || j.empty()) return false;
+  for (const auto& [key, record] : j.items()) {
+    if (!record_number(key) || !record.is_object()) return false;
+  }
+  return true;
+}
+
+constexpr const char* kOtherFormat = "--calibration-format or --texts-format picks another format";
+
 // A MiniLongBench task file: one JSON object keyed "0".."N", each record's "origin_prompt" the
 // task's formatted prompt (MiniLongBench ships no bare context). Texts in numeric key order.
 void read_minilongbench(const std::string& content, const std::string& path, std::vector<std::string>& texts) {
@@ -33,18 +50,23 @@ void read_minilongbench(const std::string& content, const std::string& path, std
   try {
     j = nlohmann::json::parse(content);
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({}); a MiniLongBench file is one JSON object", path,
-                                            json_error_text(e)));
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({}); a MiniLongBench file is one JSON object ({})",
+                                            path, json_error_text(e), kOtherFormat));
   }
   if (!j.is_object()) {
-    throw std::invalid_argument(fmt::format("{}: a MiniLongBench file is one JSON object keyed \"0\"..\"N\"", path));
+    throw std::invalid_argument(
+        fmt::format("{}: a MiniLongBench file is one JSON object keyed \"0\"..\"N\" ({})", path, kOtherFormat));
   }
   std::vector<std::pair<unsigned long long, std::string>> keyed;
   for (const auto& [key, record] : j.items()) {
-    const bool numeric = !key.empty() && key.size() < 19 && key.find_first_not_of("0123456789") == std::string::npos;
-    if (!numeric) throw std::invalid_argument(fmt::format("{}: record key \"{}\" is not a number", path, key));
+    if (!record_number(key)) {
+      throw std::invalid_argument(fmt::format("{}: record key \"{}\" is not a record number (0, 1, 2, ... without "
+                                              "leading zeros; {})",
+                                              path, key, kOtherFormat));
+    }
     if (!record.is_object() || !record.contains("origin_prompt") || !record["origin_prompt"].is_string()) {
-      throw std::invalid_argument(fmt::format("{}: record \"{}\" has no string field \"origin_prompt\"", path, key));
+      throw std::invalid_argument(fmt::format("{}: record \"{}\" has no string field \"origin_prompt\" ({})", path,
+                                              key, kOtherFormat));
     }
     keyed.emplace_back(std::stoull(key), record["origin_prompt"].get<std::string>());
   }
@@ -69,11 +91,12 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
   std::string fmt_ = format;
   if (fmt_ == "auto") {
     const auto ext = ends_with_ext(path);
-    const bool has_text_field = content.find("\"" + text_field + "\"") != std::string::npos;
-    if (ext == ".json" && !has_text_field && content.find("\"origin_prompt\"") != std::string::npos) {
-      fmt_ = "minilongbench";
+    if (ext == ".json" && minilongbench_layout(nlohmann::json::parse(content, nullptr, false))) {
+      fmt_ = "minilongbench";  // one object of records keyed by number (JSON lines do not parse as one value)
     } else if (ext == ".jsonl" || ext == ".json") {
-      fmt_ = content.find("\"context\"") != std::string::npos && !has_text_field ? "longbench" : "jsonl";
+      fmt_ = content.find("\"context\"") != std::string::npos && content.find("\"" + text_field + "\"") == std::string::npos
+                 ? "longbench"
+                 : "jsonl";
     } else {
       fmt_ = content.find("\n\n") != std::string::npos || content.find("\r\n\r\n") != std::string::npos ? "blocks"
                                                                                                        : "lines";

@@ -17,10 +17,10 @@ struct CalibrationSet {
   std::vector<std::string> texts;
 };
 
-// format: auto | lines | blocks | jsonl | longbench | minilongbench. auto: .json holding
-// "origin_prompt" and not the text field -> minilongbench; .jsonl/.json -> jsonl (or longbench
-// when records have "context"); text with blank lines -> blocks, else lines. Empty texts are
-// dropped; no text at all is an error naming the file.
+// format: auto | lines | blocks | jsonl | longbench | minilongbench. auto: a .json that is one
+// object of records keyed by record number ("0", "1", ...) -> minilongbench; else .jsonl/.json
+// -> jsonl (or longbench when records have "context" and not the text field); text with blank
+// lines -> blocks, else lines. Empty texts are dropped; no text at all is an error naming the file.
 CalibrationSet read_calibration(const std::string& path, const std::string& format = "auto",
                                 const std::string& text_field = "text");
 

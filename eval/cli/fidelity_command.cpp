@@ -59,7 +59,7 @@ bool parse_fidelity_args(const std::vector<std::string>& args, FidelityArgs& a) 
   po::options_description desc;
   add_runtime_options(desc, a.rt);
   desc.add_options()("texts", po::value<std::string>(&a.texts_path)->required(),
-                     "texts: .txt (lines or blank-line blocks), .jsonl, or a LongBench file")(
+                     "texts: .txt (lines or blank-line blocks), .jsonl, a LongBench .jsonl or a MiniLongBench .json")(
       "texts-format", po::value<std::string>(&a.format)->default_value(a.format), "auto | lines | blocks | jsonl | longbench | minilongbench")(
       "text-field", po::value<std::string>(&a.text_field)->default_value(a.text_field), "JSON lines text field")(
       "methods", po::value<std::string>(&a.methods_s)->default_value("snapkv,pyramidkv,streamingllm,h2o"),

@@ -25,7 +25,7 @@ int run_profile(const std::vector<std::string>& args) {
   po::options_description desc;
   add_runtime_options(desc, rt);
   desc.add_options()("calibration", po::value<std::string>(&req.calibration_path)->required(),
-                     "calibration texts: .txt (one per line or per blank-line block), .jsonl, or a LongBench file")(
+                     "calibration texts: .txt (one per line or per blank-line block), .jsonl, a LongBench .jsonl or a MiniLongBench .json")(
       "calibration-format", po::value<std::string>(&req.calibration_format)->default_value("auto"),
       "auto | lines | blocks | jsonl | longbench | minilongbench")(
       "text-field", po::value<std::string>(&req.text_field)->default_value("text"), "JSON lines text field")(
