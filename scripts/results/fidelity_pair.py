@@ -10,8 +10,8 @@ A_DIR and B_DIR are folders holding a fidelity_texts.csv (a sweep's run folder, 
 substring of its `method` column, or the text it ends with followed by `$`, as in
 --b-method 'ratio=2$' beside --a-method 'ratio=2,score=text_median'). Prints mean(KL_A - KL_B)
 over the texts both hold; negative
-means A keeps closer to the full cache. More than one pair of folders (runs on other text files,
-say lcc and repobench-p) pools their texts into one mean and one bootstrap. For a question `ripplekv table` does not ask, such as two
+means A keeps closer to the full cache. More than one pair of folders (runs on other text
+files, say lcc and repobench-p) pools their texts into one mean and one bootstrap. For a question `ripplekv table` does not ask, such as two
 RippleKV settings against each other (r = 8 against r = 2) rather than against a baseline.
 """
 import argparse
@@ -39,7 +39,8 @@ def per_text(folder, budget, method):
     methods = sorted({r["method"] for r in rows})
     if len(methods) != 1:
         sys.exit(f"{path}: {len(methods)} methods at budget {budget}"
-                 + (f" containing {method!r}" if method else "")
+                 + ((f" ending in {method[:-1]!r}" if method.endswith("$") else f" containing {method!r}")
+                    if method else "")
                  + (f" ({', '.join(methods)}); name one with --a-method / --b-method" if methods else
                     "; check --budget and the method substring"))
     return {int(r["text"]): float(r["kl_mean"]) for r in rows}, methods[0]
@@ -57,8 +58,12 @@ def main():
         ap.error(f"{len(args.folders)} folders: give them in pairs, A_DIR B_DIR [A_DIR2 B_DIR2 ...]")
     if args.resamples < 100:
         ap.error(f"--resamples {args.resamples}: use at least 100")
+    pairs = list(zip(args.folders[::2], args.folders[1::2]))
+    real = [(os.path.realpath(x), os.path.realpath(y)) for x, y in pairs]
+    if len(set(real)) != len(real):
+        ap.error("a pair of folders is given twice: its texts would count twice")
     d, a_all, b_all, methods_a, methods_b = [], [], [], [], []
-    for a_dir, b_dir in zip(args.folders[::2], args.folders[1::2]):
+    for a_dir, b_dir in pairs:
         a, method_a = per_text(a_dir, args.budget, args.a_method)
         b, method_b = per_text(b_dir, args.budget, args.b_method)
         texts = sorted(set(a) & set(b))
@@ -74,8 +79,7 @@ def main():
     ci = stats.bootstrap((d,), np.mean, n_resamples=args.resamples, confidence_level=0.95, method="percentile",
                          rng=np.random.default_rng(0)).confidence_interval
     verdict = "tie" if ci.low <= 0 <= ci.high else ("A closer" if d.mean() < 0 else "B closer")
-    pairs = len(args.folders) // 2
-    print(f"budget {args.budget}, {len(d)} texts{f' of {pairs} pairs of folders' if pairs > 1 else ''}: "
+    print(f"budget {args.budget}, {len(d)} texts{f' of {len(pairs)} pairs of folders' if len(pairs) > 1 else ''}: "
           f"KL(A) - KL(B) = {d.mean():+.4f} [{ci.low:+.4f}, {ci.high:+.4f}] "
           f"({verdict}); A {np.mean(a_all):.4f}, B {np.mean(b_all):.4f}\n"
           f"  A: {'; '.join(methods_a)}\n  B: {'; '.join(methods_b)}")

@@ -1,6 +1,6 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
 // samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py,
-// profile_stability.py, fidelity_pair.py), run with the
+// profile_stability.py, fidelity_pair.py, profile_compare.py), run with the
 // project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
 // GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
@@ -493,7 +493,7 @@ json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) +
   CHECK_THAT(bad.output, Contains("only 2 of the first 3 default profiles exist"));
 }
 
-TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substring or by their end ($)") {
+TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substring or by their end ($), and pooled pairs") {
   const auto root = ripplekv::test::scratch_dir("fidelity_pair", "run");
   // Budget 8: A - B = +0.1 on every text, so every resample gives +0.1. "ratio=2" is in both
   // methods; "ratio=2$" ends only the second.
@@ -534,6 +534,65 @@ TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substr
   r = run_script("fidelity_pair.py", run + methods + " --resamples 10");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("--resamples 10: use at least 100"));
+  // The same pair twice would count its texts twice; a '$' pattern that matches nothing says "ending in".
+  r = run_script("fidelity_pair.py", run + " '" + root.string() + "' '" + root.string() + "'" + methods);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("a pair of folders is given twice"));
+  r = run_script("fidelity_pair.py", run + " --a-method 'ratio=4$'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("0 methods at budget 8 ending in 'ratio=4'"));
+}
+
+TEST_CASE("profile_compare.py: two profiles' layer ranking and the budgets their allocations move") {
+  const auto root = ripplekv::test::scratch_dir("profile_compare", "run");
+  auto write_profile = [&](const std::string& name, const std::vector<double>& means, const std::string& ckpt) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::size_t i = 0; i < means.size(); ++i) layers.push_back({{"layer", i}, {"mean", means[i]}});
+    ripplekv::test::write_text(root / name, nlohmann::json({{"format", "ripplekv-sensitivity-profile"},
+                                                            {"model", {{"weights_fingerprint", ckpt}}},
+                                                            {"layers", layers}})
+                                                .dump());
+    return "'" + (root / name).string() + "'";
+  };
+  const auto a = write_profile("a.json", {4, 3, 2, 1}, "ckpt1:x");
+  const auto b = write_profile("b.json", {1, 2, 3, 4}, "ckpt1:x");
+  // A stand-in for `ripplekv allocate`: round(mean x r) per layer (+10 with --normalize rank).
+  // Budget 5: r=2 gives A 8 6 4 2 and B 2 4 6 8, 16 of 40 tokens apart, 40.0%; r=8 min-max 64 of
+  // 160, 40.0%; rank 42 34 26 18 against 18 26 34 42, 64 of 240, 26.7%; A against equal budgets
+  // of 5: 8 of 40, 60 of 100, 100 of 140.
+  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
+  ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
+import json, sys
+args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+assert sys.argv[1] == "allocate" and args["--budget"] == "5" and args["--score"] == "mean", sys.argv
+means = [l["mean"] for l in json.load(open(args["--profile"]))["layers"]]
+extra = 10 if args["--normalize"] == "rank" else 0
+json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
+                           for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
+)PY");
+  fs::permissions(root / "allocate", fs::perms::owner_all);
+  auto r = run_script("profile_compare.py", a + " " + b + " --top 2 --budget 5 --allocate '" +
+                                                (root / "allocate").string() + "'");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("Spearman of the per-layer mean KL: -1.000 (4 layers)"));
+  CHECK_THAT(r.output, Contains("most sensitive layers, A: 0, 1; B: 3, 2"));
+  CHECK_THAT(r.output, Contains("| B against A | 40.0% | 40.0% | 26.7% |"));
+  CHECK_THAT(r.output, Contains("| A against equal budgets (for scale) | 20.0% | 60.0% | 71.4% |"));
+  // Other layer counts, other checkpoints, a file that is no profile, --budget alone: refused.
+  r = run_script("profile_compare.py", a + " " + write_profile("c.json", {1, 2, 3}, "ckpt1:x"));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("has 4 layers") && Contains("3: profiles of one model only"));
+  r = run_script("profile_compare.py", a + " " + write_profile("d.json", {1, 2, 3, 4}, "ckpt1:y"));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("profiles of other checkpoints (ckpt1:x and ckpt1:y)"));
+  ripplekv::test::write_text(root / "e.json", "{\"layers\": []}");
+  r = run_script("profile_compare.py", a + " '" + (root / "e.json").string() + "'");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("not a ripplekv sensitivity profile"));
+  r = run_script("profile_compare.py", a + " " + b + " --budget 5");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("--budget is for --allocate BIN"));
 }
 
 TEST_CASE("gguf_weights.py: SmolLM2's weights rebuilt from its GGUF equal get_model.sh's, tensor for tensor") {
