@@ -60,6 +60,26 @@ ripplekv::test::CommandResult run_script(const std::string& script, const std::s
   return ripplekv::test::run_command(python + " '" + RIPPLEKV_SOURCE_DIR + dir + script + "' " + args);
 }
 
+// A stand-in for `ripplekv allocate` at budget 5, written to root/allocate (its path returned):
+// round(score x r) per layer, +10 with --normalize rank; the score is each layer's mean, or with
+// --score text_median the median of its per_text values.
+std::string allocate_stand_in(const fs::path& root) {
+  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
+  ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
+import json, sys
+args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+assert sys.argv[1] == "allocate" and args["--budget"] == "5", sys.argv
+layers = json.load(open(args["--profile"]))["layers"]
+median = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
+means = [median(l["per_text"]) if args["--score"] == "text_median" else l["mean"] for l in layers]
+extra = 10 if args["--normalize"] == "rank" else 0
+json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
+                           for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
+)PY");
+  fs::permissions(root / "allocate", fs::perms::owner_all);
+  return (root / "allocate").string();
+}
+
 void write_predictions(const fs::path& file, const std::vector<std::string>& preds) {
   fs::create_directories(file.parent_path());
   std::ofstream out(file);
@@ -426,20 +446,7 @@ TEST_CASE("profile_stability.py: Spearman between sets, seeds, eps, another sett
   // budgets are 10 8 6 4 and set B's 8 6 2 4: 8 of 48 tokens differ, 16.7%; rank r=8: 50 42 34 26
   // against 42 34 18 26, 32 of 272, 11.8%; seed 1's 6 8 2 2: 10 of 46, 21.7%, and rank 40 of 264,
   // 15.2%; against equal budgets of 5: 10 of 48, 92 of 132, 132 of 172.
-  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
-  ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
-import json, sys
-args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
-assert sys.argv[1] == "allocate" and args["--budget"] == "5", sys.argv
-layers = json.load(open(args["--profile"]))["layers"]
-median = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
-means = [median(l["per_text"]) if args["--score"] == "text_median" else l["mean"] for l in layers]
-extra = 10 if args["--normalize"] == "rank" else 0
-json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
-                           for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
-)PY");
-  fs::permissions(root / "allocate", fs::perms::owner_all);
-  const auto alloc = run_script("profile_stability.py", dir + " --budget 5 --allocate '" + (root / "allocate").string() + "'");
+  const auto alloc = run_script("profile_stability.py", dir + " --budget 5 --allocate '" + allocate_stand_in(root) + "'");
   INFO(alloc.output);
   REQUIRE(alloc.status == 0);
   CHECK_THAT(alloc.output, Contains("| texts 0-1 vs texts 2-3 (disjoint sets) | 16.7% | 16.7% | 11.8% |"));
@@ -556,23 +563,10 @@ TEST_CASE("profile_compare.py: two profiles' layer ranking and the budgets their
   };
   const auto a = write_profile("a.json", {4, 3, 2, 1}, "ckpt1:x");
   const auto b = write_profile("b.json", {1, 2, 3, 4}, "ckpt1:x");
-  // A stand-in for `ripplekv allocate`: round(mean x r) per layer (+10 with --normalize rank).
-  // Budget 5: r=2 gives A 8 6 4 2 and B 2 4 6 8, 16 of 40 tokens apart, 40.0%; r=8 min-max 64 of
+  // With allocate_stand_in's budgets at budget 5: r=2 gives A 8 6 4 2 and B 2 4 6 8, 16 of 40 tokens apart, 40.0%; r=8 min-max 64 of
   // 160, 40.0%; rank 42 34 26 18 against 18 26 34 42, 64 of 240, 26.7%; A against equal budgets
   // of 5: 8 of 40, 60 of 100, 100 of 140.
-  const std::string python = std::string(RIPPLEKV_PYTHON_EXE).empty() ? "/usr/bin/env python3" : RIPPLEKV_PYTHON_EXE;
-  ripplekv::test::write_text(root / "allocate", "#!" + python + R"PY(
-import json, sys
-args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
-assert sys.argv[1] == "allocate" and args["--budget"] == "5" and args["--score"] == "mean", sys.argv
-means = [l["mean"] for l in json.load(open(args["--profile"]))["layers"]]
-extra = 10 if args["--normalize"] == "rank" else 0
-json.dump({"allocations": [{"ratio": float(r), "budgets": [round(m * float(r)) + extra for m in means]}
-                           for r in args["--ratio"].split(",")]}, open(args["--out"], "w"))
-)PY");
-  fs::permissions(root / "allocate", fs::perms::owner_all);
-  auto r = run_script("profile_compare.py", a + " " + b + " --top 2 --budget 5 --allocate '" +
-                                                (root / "allocate").string() + "'");
+  auto r = run_script("profile_compare.py", a + " " + b + " --top 2 --budget 5 --allocate '" + allocate_stand_in(root) + "'");
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.output, Contains("Spearman of the per-layer mean KL: -1.000 (4 layers)"));
