@@ -50,9 +50,10 @@
 #       $PAIR --budget $b $D/lcc $D/lcc $D/repobench-p $D/repobench-p --a-method "$q,$s" --b-method snapkv; done   # 3
 #   done; done
 # (a pattern ending in $ names the method's end: "$QC,ratio=2$" is r=2 with the code profile.)
-# The bit check before 2: SnapKV's per-text rows of $D/multi_news must equal fidelity32_all's:
-#   diff <(grep '^snapkv,' $D/multi_news/fidelity_texts.csv) \
-#        <(grep '^snapkv,' results/qwen2.5-coder-1.5b-instruct/fidelity32_all/fidelity_texts.csv)
+# The bit check before 2: SnapKV's per-text rows of $D/multi_news (64: 32 texts x 2 budgets; the
+# method is quoted) must equal fidelity32_all's:
+#   diff <(grep '^"snapkv",' $D/multi_news/fidelity_texts.csv) \
+#        <(grep '^"snapkv",' results/qwen2.5-coder-1.5b-instruct/fidelity32_all/fidelity_texts.csv)
 # If they differ, 2 is not read across the folders: SnapKV and both profiles' settings run again
 # in one call into $D/multi_news_both (scripts/results/qwen_code_calibration.sh news_qplf), and 2
 # pairs there.
