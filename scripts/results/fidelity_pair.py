@@ -3,7 +3,7 @@
 percentile-bootstrap interval over texts (SciPy's scipy.stats.bootstrap, 2000 resamples, seed 0).
 
     .venv/bin/python scripts/results/fidelity_pair.py A_DIR B_DIR [A_DIR2 B_DIR2 ...] --budget 256 \
-        [--a-method SUBSTRING] [--b-method SUBSTRING] [--resamples 2000]
+        [--a-method SUBSTRING] [--b-method SUBSTRING] [--resamples 2000] [--texts FIRST-LAST]
 
 A_DIR and B_DIR are folders holding a fidelity_texts.csv (a sweep's run folder, or a
 `ripplekv fidelity --out` folder, which holds every method it ran: then name the method with a
@@ -11,7 +11,9 @@ substring of its `method` column, or the text it ends with followed by `$`, as i
 --b-method 'ratio=2$' beside --a-method 'ratio=2,score=text_median'). Prints mean(KL_A - KL_B)
 over the texts both hold; negative
 means A keeps closer to the full cache. More than one pair of folders (runs on other text
-files, say lcc and repobench-p) pools their texts into one mean and one bootstrap. For a question `ripplekv table` does not ask, such as two
+files, say lcc and repobench-p) pools their texts into one mean and one bootstrap. --texts keeps
+the texts whose id (the `text` column, 0 for a run's first text) lies in FIRST-LAST, e.g. the
+texts a larger run added to a smaller one's. For a question `ripplekv table` does not ask, such as two
 RippleKV settings against each other (r = 8 against r = 2) rather than against a baseline.
 """
 import argparse
@@ -53,7 +55,17 @@ def main():
     ap.add_argument("--a-method", default="")
     ap.add_argument("--b-method", default="")
     ap.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    ap.add_argument("--texts", metavar="FIRST-LAST", help="only the texts with ids FIRST to LAST (inclusive)")
     args = ap.parse_intermixed_args()  # folders may follow the options
+    keep = lambda t: True
+    if args.texts:
+        try:
+            first, last = (int(x) for x in args.texts.split("-"))
+        except ValueError:
+            ap.error(f"--texts {args.texts}: give FIRST-LAST, two text ids such as 8-31")
+        if first < 0 or last < first:
+            ap.error(f"--texts {args.texts}: need 0 <= FIRST <= LAST")
+        keep = lambda t: first <= t <= last
     if len(args.folders) % 2:
         ap.error(f"{len(args.folders)} folders: give them in pairs, A_DIR B_DIR [A_DIR2 B_DIR2 ...]")
     if args.resamples < 100:
@@ -66,6 +78,8 @@ def main():
     for a_dir, b_dir in pairs:
         a, method_a = per_text(a_dir, args.budget, args.a_method)
         b, method_b = per_text(b_dir, args.budget, args.b_method)
+        a = {t: v for t, v in a.items() if keep(t)}
+        b = {t: v for t, v in b.items() if keep(t)}
         texts = sorted(set(a) & set(b))
         if len(texts) < 2 or len(texts) != len(a) or len(texts) != len(b):
             sys.exit(f"{a_dir} (A) holds texts {sorted(a)}, {b_dir} (B) holds {sorted(b)}: "

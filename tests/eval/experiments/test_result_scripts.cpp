@@ -548,6 +548,15 @@ TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substr
   r = run_script("fidelity_pair.py", run + " --a-method 'ratio=4$'");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("0 methods at budget 8 ending in 'ratio=4'"));
+  // --texts keeps a range of text ids: texts 1 and 2 of the first folder.
+  r = run_script("fidelity_pair.py", run + methods + " --texts 1-2");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Contains("budget 8, 2 texts: KL(A) - KL(B) = +0.1000 [+0.1000, +0.1000] (B closer); A 0.4500, "
+                                "B 0.3500"));
+  r = run_script("fidelity_pair.py", run + methods + " --texts 5");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.output, Contains("--texts 5: give FIRST-LAST"));
 }
 
 TEST_CASE("profile_compare.py: two profiles' layer ranking and the budgets their allocations move") {
