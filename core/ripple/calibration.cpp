@@ -43,16 +43,19 @@ bool minilongbench_layout(const nlohmann::json& j) {
 
 constexpr const char* kOtherFormat = "--calibration-format or --texts-format picks another format";
 
-// A MiniLongBench task file: one JSON object keyed "0".."N", each record's "origin_prompt" the
-// task's formatted prompt (MiniLongBench ships no bare context). Texts in numeric key order.
-void read_minilongbench(const std::string& content, const std::string& path, std::vector<std::string>& texts) {
-  nlohmann::json j;
+// The file as one JSON value, for --calibration-format minilongbench (auto has parsed it already).
+nlohmann::json parse_minilongbench(const std::string& content, const std::string& path) {
   try {
-    j = nlohmann::json::parse(content);
+    return nlohmann::json::parse(content);
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(fmt::format("{}: not valid JSON ({}); a MiniLongBench file is one JSON object ({})",
                                             path, json_error_text(e), kOtherFormat));
   }
+}
+
+// A MiniLongBench task file, parsed: one JSON object keyed "0".."N", each record's "origin_prompt"
+// the task's formatted prompt (MiniLongBench ships no bare context). Texts in numeric key order.
+void read_minilongbench(const nlohmann::json& j, const std::string& path, std::vector<std::string>& texts) {
   if (!j.is_object()) {
     throw std::invalid_argument(
         fmt::format("{}: a MiniLongBench file is one JSON object keyed \"0\"..\"N\" ({})", path, kOtherFormat));
@@ -89,10 +92,12 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
   set.path = path;
   set.hash = fnv1a64_hex(content);
   std::string fmt_ = format;
+  nlohmann::json whole;  // a .json file as one value, parsed once where auto looks at its layout
   if (fmt_ == "auto") {
     const auto ext = ends_with_ext(path);
-    if (ext == ".json" && minilongbench_layout(nlohmann::json::parse(content, nullptr, false))) {
-      fmt_ = "minilongbench";  // one object of records keyed by number (JSON lines do not parse as one value)
+    if (ext == ".json") whole = nlohmann::json::parse(content, nullptr, false);  // JSON lines: discarded
+    if (minilongbench_layout(whole)) {
+      fmt_ = "minilongbench";  // one object of records keyed by number
     } else if (ext == ".jsonl" || ext == ".json") {
       fmt_ = content.find("\"context\"") != std::string::npos && content.find("\"" + text_field + "\"") == std::string::npos
                  ? "longbench"
@@ -142,7 +147,8 @@ CalibrationSet read_calibration(const std::string& path, const std::string& form
       if (!blank(text)) set.texts.push_back(text);
     }
   } else if (fmt_ == "minilongbench") {
-    read_minilongbench(content, path, set.texts);
+    if (!whole.is_object()) whole = parse_minilongbench(content, path);  // the format was given, not found
+    read_minilongbench(whole, path, set.texts);
   } else {
     throw std::invalid_argument(fmt::format("{}: text format \"{}\" is not one of auto, lines, blocks, jsonl, "
                                             "longbench, minilongbench",

@@ -63,8 +63,8 @@ def main():
             first, last = (int(x) for x in args.texts.split("-"))
         except ValueError:
             ap.error(f"--texts {args.texts}: give FIRST-LAST, two text ids such as 8-31")
-        if first < 0 or last < first:
-            ap.error(f"--texts {args.texts}: need 0 <= FIRST <= LAST")
+        if last < first:  # ids are >= 0: a leading "-" does not parse above
+            ap.error(f"--texts {args.texts}: need FIRST <= LAST")
         keep = lambda t: first <= t <= last
     if len(args.folders) % 2:
         ap.error(f"{len(args.folders)} folders: give them in pairs, A_DIR B_DIR [A_DIR2 B_DIR2 ...]")
