@@ -34,8 +34,17 @@
 #             100000): replicated where that interval lies below 0, else not.
 #   reading   fixed now: reported whatever it shows, beside the 8-text figures; no default changes.
 #
-#   scripts/results/fidelity32.sh [qwen] [smollm2] [smollm2_budgets] [tables]
-#       (default: all four, in that order; rerun to resume)
+# Added later, with fidelity32_h2o.sh (before any of its records): Qwen at the other budgets.
+#   why       Qwen's fidelity has run at 128 and 256 only, so whether SmolLM2's picture (every
+#             setting loses to H2O at 64 and ties it at 512) holds on the larger model is open.
+#   run       the same 32 texts and settings, budgets 64 and 512 (its prompt is 1,024 tokens),
+#             every baseline and RippleKV r=2, r=4 (min-max) and r=8 rank with QPLF, one call on
+#             2 threads (qwen_budgets).
+#   analysis  ripplekv table over the folder, as above.
+#   reading   fixed now: reported whatever it shows; no default changes.
+#
+#   scripts/results/fidelity32.sh [qwen] [smollm2] [smollm2_budgets] [qwen_budgets] [tables]
+#       (default: all five, in that order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv). Each model's wall time
 # goes to its results folder's wall_times.txt.
 set -euo pipefail
@@ -58,7 +67,7 @@ fidelity() {  # fidelity MODEL_NAME PROFILE PROMPT_TOKENS CONTINUATION OUT_DIR [
 }
 
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(qwen smollm2 smollm2_budgets tables); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(qwen smollm2 smollm2_budgets qwen_budgets tables); fi
 for target in "${targets[@]}"; do
   case $target in
     qwen)
@@ -73,10 +82,14 @@ for target in "${targets[@]}"; do
       PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
       OUT=$S step "fidelity 32 texts at 64, 512 and 1024" "$S/fidelity32_budgets/fidelity.csv" \
         fidelity smollm2-135m-instruct "$PLF" 1536 64 "$S/fidelity32_budgets" 64,512,1024 "ripple@profile=$PLF,ratio=4" ;;
+    qwen_budgets)
+      QPLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json
+      OUT=$Q step "fidelity 32 texts at 64 and 512" "$Q/fidelity32_budgets/fidelity.csv" \
+        fidelity qwen2.5-coder-1.5b-instruct "$QPLF" 1024 32 "$Q/fidelity32_budgets" 64,512 "ripple@profile=$QPLF,ratio=4" ;;
     tables)
-      for dir in "$Q/fidelity32_all" "$S/fidelity32_all" "$S/fidelity32_budgets"; do
+      for dir in "$Q/fidelity32_all" "$S/fidelity32_all" "$S/fidelity32_budgets" "$Q/fidelity32_budgets"; do
         if [ -f "$dir/fidelity.csv" ]; then "$BIN" table --runs "$dir" --out "$dir/tables"; fi
       done ;;
-    *) echo "fidelity32.sh: unknown target '$target' (qwen, smollm2, smollm2_budgets or tables)" >&2; exit 2 ;;
+    *) echo "fidelity32.sh: unknown target '$target' (qwen, smollm2, smollm2_budgets, qwen_budgets or tables)" >&2; exit 2 ;;
   esac
 done
