@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# H2O's selector with RippleKV's budgets (`h2o:ripple`) on SmolLM2's LongBench (13 English
+# MiniLongBench tasks, 76 samples), where H2O is the best baseline at every budget (the headline's
+# longbench_pairs/ row). Its size, variants and use were fixed before it started, and before any
+# record of fidelity32_h2o.sh was read (committed with this script).
+# Why: fidelity32_h2o.sh asks whether measured budgets improve H2O's selection on continuation;
+# this asks it on the benchmark where H2O leads with answers scored. `h2o:ripple` ran there only
+# with the `relative` profile (longbench/runs, budgets 128-512, ties with uniform H2O).
+#
+# Plan (not to be changed once records exist):
+#   samples   the headline row's: 13 tasks, at most 6 samples each from ../shared/data/longbench/
+#             mini, prompts cut to 4,096 tokens, ChatML, bfloat16, 1 thread (as longbench_pairs/).
+#   methods   h2o (uniform budgets, the twin) and h2o:ripple with PLF (the float32 layer_mean
+#             profile of the headline row) at r=2 min-max and r=8 rank; budgets 128, 256, 512, 1024;
+#             one call (shared prefill per prompt).
+#   analysis  1. ripplekv table over the folder: each h2o:ripple setting minus uniform H2O, the
+#                Avg over tasks with its 95% paired bootstrap interval; a tie where it holds 0.
+#             2. where this folder's H2O predictions equal longbench_pairs/'s at a budget (the
+#                pairs across folders are exact only then; checked with decode_agreement.py),
+#                each setting minus longbench_pairs/' RippleKV of the same setting (SnapKV's
+#                selector) by run_pair.py; else that pair is reported as across binaries.
+#   reading   fixed now: reported in the README whatever it shows, beside fidelity32_h2o.sh's
+#             answer; the headline keeps the default selector; no default changes on this run alone.
+#
+#   scripts/results/smollm2_longbench_h2o.sh [run] [tables]   (default both; rerun to resume)
+# Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-build/ripplekv}
+source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
+S=results/smollm2-135m-instruct
+PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
+RUNS=$S/longbench_h2o/runs
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(run tables); fi
+for target in "${targets[@]}"; do
+  case $target in
+    run)
+      OUT=$S step "longbench H2O selector with RippleKV budgets" "$RUNS/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
+        --data ../shared/data/longbench/mini \
+        --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
+        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
+        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$RUNS" ;;
+    tables)
+      "$BIN" table --runs "$RUNS" --out "$S/longbench_h2o/tables" ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run or tables)" >&2; exit 2 ;;
+  esac
+done
