@@ -31,8 +31,17 @@
 #             shown. The headline table keeps the default selector (SnapKV); no default
 #             changes on this run alone.
 #
-#   scripts/results/fidelity32_h2o.sh [smollm2] [qwen] [tables]
-#       (default: all three, in that order; rerun to resume)
+# Notes added after the records (2026-12-06), changing nothing above:
+#   - "loses to it there" holds at 128 on both models and at 256 on SmolLM2; on Qwen at 256
+#     both RippleKV settings tie H2O (fidelity32_all/). H2O is SmolLM2's best baseline at 64 to
+#     512 (fidelity32_budgets/: CAKE at 1024).
+#   - the reading's "both models" leaves r=4, run on SmolLM2 only, to be read on SmolLM2 alone;
+#     "else not shown" means undecided (reported all the same).
+#   - analysis 2 is scripts/results/fidelity32_h2o_pairs.py (the `pairs` target); its bit check
+#     compares the per-position KL of every text, and it needs fidelity32.sh's qwen_budgets.
+#
+#   scripts/results/fidelity32_h2o.sh [smollm2] [qwen] [tables] [pairs]
+#       (default: the first three, in that order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv). Each model's wall time
 # goes to its results folder's wall_times.txt.
 set -euo pipefail
@@ -70,6 +79,8 @@ for target in "${targets[@]}"; do
       for dir in "$S/fidelity32_h2o" "$Q/fidelity32_h2o"; do
         if [ -f "$dir/fidelity.csv" ]; then "$BIN" table --runs "$dir" --out "$dir/tables"; fi
       done ;;
-    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen or tables)" >&2; exit 2 ;;
+    pairs)
+      .venv/bin/python scripts/results/fidelity32_h2o_pairs.py ;;
+    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen, tables or pairs)" >&2; exit 2 ;;
   esac
 done

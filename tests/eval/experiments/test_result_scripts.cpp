@@ -1,7 +1,7 @@
 // The results scripts that size, pair and compare runs (scripts/results/run_pair.py,
 // samples_needed.py, decode_agreement.py, allocation_agreement.py, evict_profile.py,
-// profile_stability.py, fidelity_pair.py, profile_compare.py), run with the
-// project's Python on hand-made run folders
+// profile_stability.py, fidelity_pair.py, fidelity32_h2o_pairs.py, profile_compare.py), run
+// with the project's Python on hand-made run folders
 // whose differences are known; and the device kit's rebuild of a real model's weights from its
 // GGUF (scripts/device/gguf_weights.py) against the weights scripts/get_model.sh converted; and
 // the shard, resume and table mechanics of the confirmatory runs (scripts/results/confirm_run.sh)
@@ -557,6 +557,79 @@ TEST_CASE("fidelity_pair.py: two variants of one fidelity run, named by a substr
   r = run_script("fidelity_pair.py", run + methods + " --texts 5");
   CHECK(r.status != 0);
   CHECK_THAT(r.output, Contains("--texts 5: give FIRST-LAST"));
+}
+
+TEST_CASE("fidelity32_h2o_pairs.py: h2o:ripple against the best baseline and its SnapKV twin, after a bit check of H2O") {
+  const auto model = ripplekv::test::scratch_dir("fidelity32_h2o_pairs", "model");
+  // One budget of a fidelity folder: fidelity.csv (the means), fidelity_texts.csv (per text) and,
+  // for H2O, variants/h2o_b<budget>/fidelity.jsonl (per position; here one position per text).
+  using Rows = std::vector<std::pair<std::string, std::vector<double>>>;
+  std::map<fs::path, std::pair<std::string, std::string>> csvs;  // folder -> (means, texts) so far
+  auto write_folder = [&](const std::string& name, int budget, const Rows& rows) {
+    const auto dir = model / name;
+    auto& [means, texts] = csvs[dir];
+    for (const auto& [method, kl] : rows) {
+      means += fmt::format("\"{}\",{},3,{}\n", method, budget, (kl[0] + kl[1] + kl[2]) / 3);
+      std::string jsonl;
+      for (std::size_t t = 0; t < kl.size(); ++t) {
+        texts += fmt::format("\"{}\",{},{},{},1\n", method, budget, t, kl[t]);
+        jsonl += nlohmann::json{{"_id", fmt::format("text-{}", t)}, {"kl", {kl[t]}}}.dump() + "\n";
+      }
+      if (method == "h2o") ripplekv::test::write_text(dir / "variants" / fmt::format("h2o_b{}", budget) / "fidelity.jsonl", jsonl);
+    }
+    ripplekv::test::write_text(dir / "fidelity.csv", "method,budget,texts,kl_mean\n" + means);
+    ripplekv::test::write_text(dir / "fidelity_texts.csv", "method,budget,text,kl_mean,top1_agreement\n" + texts);
+  };
+  const std::string h2o_ripple = "h2o:ripple@profile=p.json,ratio=2", snap_ripple = "ripple@profile=p.json,ratio=2";
+  const Rows others = {{"snapkv", {0.9, 0.9, 0.9}}, {"pyramidkv", {0.9, 0.9, 0.9}}, {"streamingllm", {0.9, 0.9, 0.9}},
+                       {"squeeze", {0.9, 0.9, 0.9}}};
+  auto with = [&](Rows rows) {
+    rows.insert(rows.end(), others.begin(), others.end());
+    return rows;
+  };
+  // Budget 8: H2O matches fidelity32_all's; CAKE is the best baseline there (0.2 on every text),
+  // so h2o:ripple (0.3) minus CAKE is +0.1 on every text, and minus SnapKV's selector with the
+  // same budgets (0.5) is -0.2.
+  write_folder("fidelity32_h2o", 8, {{"h2o", {0.4, 0.5, 0.6}}, {h2o_ripple, {0.3, 0.3, 0.3}}});
+  write_folder("fidelity32_all", 8, with({{"h2o", {0.4, 0.5, 0.6}}, {"cake", {0.2, 0.2, 0.2}}, {snap_ripple, {0.5, 0.5, 0.5}}}));
+  // Budget 16: fidelity32_budgets' H2O differs on text 1, so that budget gets no pairs.
+  write_folder("fidelity32_h2o", 16, {{"h2o", {0.1, 0.2, 0.3}}, {h2o_ripple, {0.1, 0.1, 0.1}}});
+  write_folder("fidelity32_budgets", 16, with({{"h2o", {0.1, 0.25, 0.3}}, {"cake", {0.05, 0.05, 0.05}}}));
+  const std::string args = "'" + model.string() + "' --resamples 200";
+  auto r = run_script("fidelity32_h2o_pairs.py", args);
+  INFO(r.output);
+  CHECK(r.status == 3);  // the failed bit check
+  CHECK_THAT(r.output, Contains("budget 8: H2O equals " + (model / "fidelity32_all").string() +
+                                "'s, bit for bit, on all 3 texts; best baseline there: cake"));
+  CHECK_THAT(r.output, Contains("  ratio=2 - cake: budget 8, 3 texts: KL(A) - KL(B) = +0.1000 [+0.1000, +0.1000] (B closer)"));
+  CHECK_THAT(r.output, Contains("  ratio=2 - the same with SnapKV's selector: budget 8, 3 texts: KL(A) - KL(B) = -0.2000 "
+                                "[-0.2000, -0.2000] (A closer)"));
+  CHECK_THAT(r.output, Contains("budget 16: H2O differs from " + (model / "fidelity32_budgets").string() +
+                                "'s on text-1: no pairs"));
+  // With H2O made equal, budget 16 pairs too: H2O is then the best baseline (0.2 against CAKE's
+  // 0.3), the pair repeats `ripplekv table`'s, and no SnapKV-selector run is there.
+  csvs.erase(model / "fidelity32_budgets");
+  write_folder("fidelity32_budgets", 16, with({{"h2o", {0.1, 0.2, 0.3}}, {"cake", {0.3, 0.3, 0.3}}}));
+  r = run_script("fidelity32_h2o_pairs.py", args);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Contains("budget 16: H2O equals"));
+  CHECK_THAT(r.output, Contains("  ratio=2 - h2o (analysis 1 again: ripplekv table's interval is the one to report): "
+                                "budget 16, 3 texts: KL(A) - KL(B) = -0.1000"));
+  CHECK_THAT(r.output, Contains("  ratio=2 - the same with SnapKV's selector: not run in " +
+                                (model / "fidelity32_budgets").string()));
+  // A budget no folder beside ran all six baselines at: named, exit 3.
+  write_folder("fidelity32_h2o", 32, {{"h2o", {0.1, 0.2, 0.3}}, {h2o_ripple, {0.1, 0.1, 0.1}}});
+  r = run_script("fidelity32_h2o_pairs.py", args);
+  INFO(r.output);
+  CHECK(r.status == 3);
+  CHECK_THAT(r.output, Contains("budget 32: no folder of fidelity32_all, fidelity32_budgets in " + model.string() +
+                                " ran all six baselines at this budget"));
+  // A model folder without the run is named with the fix.
+  r = run_script("fidelity32_h2o_pairs.py", "'" + (model / "none").string() + "'");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.output, Contains("fidelity32_h2o/fidelity.csv: cannot read it") &&
+                           Contains("give a model folder holding the runs of scripts/results/fidelity32_h2o.sh"));
 }
 
 TEST_CASE("profile_compare.py: two profiles' layer ranking and the budgets their allocations move") {
