@@ -38,8 +38,9 @@
 #   why       Qwen's fidelity has run at 128 and 256 only, so whether SmolLM2's picture (every
 #             setting loses to H2O at 64 and ties it at 512) holds on the larger model is open.
 #   run       the same 32 texts and settings, budgets 64 and 512 (its prompt is 1,024 tokens),
-#             every baseline and RippleKV r=2, r=4 (min-max) and r=8 rank with QPLF, one call on
-#             2 threads (qwen_budgets).
+#             every baseline and RippleKV r=2, r=4 (min-max) and r=8 rank with QPLF (Qwen's
+#             profile above, profile_multi_news_8x512_f32_layer_mean.json), one call on all
+#             cores (2 here) (qwen_budgets).
 #   analysis  ripplekv table over the folder, as above.
 #   reading   fixed now: reported whatever it shows; no default changes.
 #
