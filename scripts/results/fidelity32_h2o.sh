@@ -40,7 +40,18 @@
 #   - analysis 2 is scripts/results/fidelity32_h2o_pairs.py (the `pairs` target); its bit check
 #     compares the per-position KL of every text, and it needs fidelity32.sh's qwen_budgets.
 #
-#   scripts/results/fidelity32_h2o.sh [smollm2] [qwen] [tables] [pairs]
+# Added after those records, before any of its own (2026-12-06): a replication on new texts.
+#   why       on SmolLM2 every h2o:ripple setting beat uniform H2O at 128 and 256 on the 32
+#             texts; a replication on texts none of those runs saw tests it.
+#   run       SmolLM2, the next 32 multi_news texts long enough for the prompt and its
+#             continuation (--skip-texts 58: the 32 texts above end at index 57), the same
+#             settings, H2O and h2o:ripple r=2, r=4 (min-max) and r=8 rank with PLF, budgets 128
+#             and 256, one call on all cores (smollm2_new_texts; tables_new_texts).
+#   analysis  ripplekv table over the folder: each setting minus uniform H2O.
+#   reading   fixed now: a setting's win at a budget replicates where its interval lies below 0,
+#             else it does not; reported whatever it shows; no default changes.
+#
+#   scripts/results/fidelity32_h2o.sh [smollm2] [qwen] [tables] [pairs] [smollm2_new_texts]
 #       (default: the first three, in that order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv). Each model's wall time
 # goes to its results folder's wall_times.txt.
@@ -57,7 +68,7 @@ S=results/smollm2-135m-instruct
 fidelity() {  # fidelity MODEL_NAME PROFILE PROMPT_TOKENS CONTINUATION BUDGETS OUT_DIR [EXTRA_METHODS]
   local model
   model=$(scripts/get_model.sh "$1" | tail -1)
-  "$BIN" fidelity --model "$model" --dtype bfloat16 "${threads[@]}" --texts "$TEXTS" --skip-texts 16 \
+  "$BIN" fidelity --model "$model" --dtype bfloat16 "${threads[@]}" --texts "$TEXTS" --skip-texts "${SKIP:-16}" \
     --max-texts 32 --prompt-tokens "$3" --continuation "$4" --budgets "$5" \
     --methods "h2o,h2o:ripple@profile=$2,ratio=2,${7:+$7,}h2o:ripple@profile=$2,ratio=8,normalize=rank" --out "$6"
 }
@@ -81,6 +92,12 @@ for target in "${targets[@]}"; do
       done ;;
     pairs)
       .venv/bin/python scripts/results/fidelity32_h2o_pairs.py ;;
-    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen, tables or pairs)" >&2; exit 2 ;;
+    smollm2_new_texts)
+      PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
+      SKIP=58 OUT=$S step "fidelity 32 new texts, H2O selector with RippleKV budgets" \
+        "$S/fidelity32_h2o_new_texts/fidelity.csv" \
+        fidelity smollm2-135m-instruct "$PLF" 1536 64 128,256 "$S/fidelity32_h2o_new_texts" "h2o:ripple@profile=$PLF,ratio=4"
+      "$BIN" table --runs "$S/fidelity32_h2o_new_texts" --out "$S/fidelity32_h2o_new_texts/tables" ;;
+    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen, tables, pairs or smollm2_new_texts)" >&2; exit 2 ;;
   esac
 done

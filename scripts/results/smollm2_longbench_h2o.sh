@@ -24,7 +24,19 @@
 #   reading   fixed now: reported in the README whatever it shows, beside fidelity32_h2o.sh's
 #             answer; the headline keeps the default selector; no default changes on this run alone.
 #
-#   scripts/results/smollm2_longbench_h2o.sh [run] [tables]   (default both; rerun to resume)
+# Added after its records, before any of its own (2026-12-06): the full multi_news file.
+#   why       on SmolLM2's 200 multi_news samples at budget 256 uniform H2O (15.01) beats both
+#             RippleKV settings with SnapKV's selector (the headline's loss of -2.0 and -1.7
+#             points; multi_news/); whether H2O's selector with RippleKV's budgets closes it.
+#   run       all 200 samples of ../shared/data/longbench/raw multi_news, 4,096-token prompts,
+#             budget 256, H2O and h2o:ripple with PLF at r=2 and r=8 rank, one call on 1 thread
+#             as multi_news/ (multi_news, then multi_news_tables).
+#   analysis  ripplekv table over the folder: each setting minus uniform H2O, paired bootstrap
+#             over the 200 samples.
+#   reading   fixed now: reported whatever it shows; no default changes.
+#
+#   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
+#       (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,8 +56,16 @@ for target in "${targets[@]}"; do
         --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
         --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
         --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$RUNS" ;;
+    multi_news)
+      MN=$S/multi_news_h2o/runs
+      OUT=$S step "multi_news 200 H2O selector with RippleKV budgets" "$MN/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b256/result.json" \
+        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
+        --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
+        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$MN" ;;
+    multi_news_tables)
+      if [ -d "$S/multi_news_h2o/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o/runs" --out "$S/multi_news_h2o/tables"; fi ;;
     tables)
       if [ -d "$RUNS" ]; then "$BIN" table --runs "$RUNS" --out "$S/longbench_h2o/tables"; fi ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run or tables)" >&2; exit 2 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news or multi_news_tables)" >&2; exit 2 ;;
   esac
 done
