@@ -53,8 +53,15 @@
 #   reading   fixed now: a setting's win at a budget replicates where its interval lies below 0,
 #             else it does not; reported whatever it shows; no default changes.
 #
+# Added after the replication's records, before any of its own (2026-12-06): the other budgets.
+#   run       the same 32 new texts and settings at budgets 64, 512 and 1024 (H2O and
+#             h2o:ripple r=2, r=4, r=8 rank), one call (smollm2_new_texts_budgets, THREADS=1
+#             beside another run), with its tables.
+#   analysis  and reading as the replication's: a win at a budget replicates where its interval
+#             lies below 0 (at 64: r=2's win; r=4's tie and r=8 rank's loss are reported beside).
+#
 #   scripts/results/fidelity32_h2o.sh [smollm2] [qwen] [tables] [pairs] [smollm2_new_texts]
-#       (default: the first three, in that order; rerun to resume)
+#       [smollm2_new_texts_budgets]   (default: the first three, in that order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv). Each model's wall time
 # goes to its results folder's wall_times.txt.
 set -euo pipefail
@@ -100,6 +107,13 @@ for target in "${targets[@]}"; do
         "$S/fidelity32_h2o_new_texts/fidelity.csv" \
         fidelity smollm2-135m-instruct "$PLF" 1536 64 128,256 "$S/fidelity32_h2o_new_texts" "h2o:ripple@profile=$PLF,ratio=4"
       "$BIN" table --runs "$S/fidelity32_h2o_new_texts" --out "$S/fidelity32_h2o_new_texts/tables" ;;
-    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen, tables, pairs or smollm2_new_texts)" >&2; exit 2 ;;
+    smollm2_new_texts_budgets)
+      PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
+      SKIP=58 OUT=$S step "fidelity 32 new texts at 64, 512 and 1024, H2O selector with RippleKV budgets" \
+        "$S/fidelity32_h2o_new_texts_budgets/fidelity.csv" \
+        fidelity smollm2-135m-instruct "$PLF" 1536 64 64,512,1024 "$S/fidelity32_h2o_new_texts_budgets" \
+        "h2o:ripple@profile=$PLF,ratio=4"
+      "$BIN" table --runs "$S/fidelity32_h2o_new_texts_budgets" --out "$S/fidelity32_h2o_new_texts_budgets/tables" ;;
+    *) echo "fidelity32_h2o.sh: unknown target '$target' (smollm2, qwen, tables, pairs, smollm2_new_texts or smollm2_new_texts_budgets)" >&2; exit 2 ;;
   esac
 done
