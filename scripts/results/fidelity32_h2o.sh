@@ -39,8 +39,9 @@
 #     "else not shown" means undecided (reported all the same).
 #   - analysis 2 is scripts/results/fidelity32_h2o_pairs.py (the `pairs` target); its bit check
 #     compares the per-position KL of every text, and it needs fidelity32.sh's qwen_budgets.
-#   - (added with the replication's records) "tables_new_texts" below names no target: the
-#     smollm2_new_texts target writes its tables itself, to fidelity32_h2o_new_texts/tables.
+#   - (added after the replication's records, 2026-12-06) "tables_new_texts" below names no
+#     target: the smollm2_new_texts target writes its tables itself, to
+#     fidelity32_h2o_new_texts/tables.
 #
 # Added after those records, before any of its own (2026-12-06): a replication on new texts.
 #   why       on SmolLM2 every h2o:ripple setting beat uniform H2O at 128 and 256 on the 32
