@@ -35,8 +35,26 @@
 #             over the 200 samples.
 #   reading   fixed now: reported whatever it shows; no default changes.
 #
+# Added after the multi_news records, before any of its own (2026-12-06, a later session): the
+# same 200 samples at budgets 128 and 512.
+#   why       at 256 h2o:ripple r=8 rank beat uniform H2O (+0.93 [+0.30, +1.54]) and r=2 tied it
+#             (+0.09 [-0.49, +0.67]), one run; the same H2O run made in another folder with another
+#             grid of variants (multi_news/) moves the mean by 0.11 and its paired interval against
+#             this one is [-0.65, +0.43], as wide as the win's. Whether the win holds at the
+#             neighbouring budgets, where SmolLM2's fidelity has r=8 rank beat uniform H2O too.
+#   run       all 200 samples of ../shared/data/longbench/raw multi_news, 4,096-token prompts,
+#             budgets 128 and 512, H2O and h2o:ripple with PLF at r=2 and r=8 rank (the same
+#             settings), one grid on 1 thread per process; SHARD=0/2 and SHARD=1/2 may run side by
+#             side (the last to finish merges; a sample's arithmetic does not depend on its shard).
+#   analysis  ripplekv table over the folder: each setting minus uniform H2O at each budget,
+#             paired bootstrap over the 200 samples (2000 resamples); a tie where it holds 0.
+#   reading   fixed now: r=8 rank's win at 256 holds at the neighbouring budgets if it beats
+#             uniform H2O at both 128 and 512; it does not if it ties or loses at both; else it is
+#             mixed. r=2 is reported beside it. Reported whatever it shows; the headline keeps
+#             SnapKV's selector; no default changes.
+#
 #   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
-#       (default: run and tables; rerun to resume)
+#       [multi_news_budgets] [multi_news_budgets_tables]  (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,10 +80,20 @@ for target in "${targets[@]}"; do
         "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
         --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
         --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$MN" ;;
+    multi_news_budgets)
+      MNB=$S/multi_news_h2o_budgets/runs
+      OUT=$S step "multi_news 200 H2O selector with RippleKV budgets at 128 and 512${SHARD:+ (shard $SHARD)}" \
+        "$MNB/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b512/result.json" \
+        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
+        --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 128,512 \
+        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$MNB" \
+        ${SHARD:+--shard "$SHARD"} ;;
+    multi_news_budgets_tables)
+      if [ -d "$S/multi_news_h2o_budgets/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o_budgets/runs" --out "$S/multi_news_h2o_budgets/tables"; fi ;;
     multi_news_tables)
       if [ -d "$S/multi_news_h2o/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o/runs" --out "$S/multi_news_h2o/tables"; fi ;;
     tables)
       if [ -d "$RUNS" ]; then "$BIN" table --runs "$RUNS" --out "$S/longbench_h2o/tables"; fi ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news or multi_news_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets or multi_news_budgets_tables)" >&2; exit 2 ;;
   esac
 done
