@@ -52,6 +52,10 @@
 #             uniform H2O at both 128 and 512; it does not if it ties or loses at both; else it is
 #             mixed. r=2 is reported beside it. Reported whatever it shows; the headline keeps
 #             SnapKV's selector; no default changes.
+#   note      (2026-12-06 23:57, changes nothing above) stopped after 13 of its 200 samples, none
+#             read: on this 2-core EPYC the grid ran about one sample a minute on both cores, some
+#             3 hours for the whole; its partial folder was set aside, not committed. To run it,
+#             give it both cores for about 3.5 hours (or more shards on a larger machine).
 #
 # Added after 1ad219b6, before any record of it or of this (2026-12-06): the pair at 256 again,
 # decoded one variant at a time.
@@ -61,6 +65,8 @@
 #             whatever the grid.
 #   run       all 200 samples at budget 256, H2O and h2o:ripple with PLF at r=8 rank,
 #             --decode sequential, 1 thread per process, SHARD as above; after multi_news_budgets.
+#   note      (2026-12-06 23:57, changes nothing else) run before multi_news_budgets, which was
+#             stopped for time (its note above).
 #   analysis  ripplekv table over the folder: r=8 rank minus uniform H2O, paired bootstrap over the
 #             200 samples; decode_agreement.py against multi_news_h2o/ (how many answers agree).
 #   reading   fixed now: the win does not depend on the batched decode's rounding if r=8 rank
