@@ -84,47 +84,42 @@ source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
 S=results/smollm2-135m-instruct
 PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 RUNS=$S/longbench_h2o/runs
+GRID="h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank"
+R8="h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank"  # r=8 rank's run folder, less _b<budget>
+# multi_news NAME FOLDER BUDGETS METHODS [ARGS...]: the 200 multi_news samples into $S/FOLDER/runs,
+# one 1-thread call (SHARD=i/n); done when r=8 rank's run at the last budget is scored
+multi_news() {
+  local name=$1 runs=$S/$2/runs budgets=$3 methods=$4
+  shift 4
+  OUT=$S step "$name" "$runs/${R8}_b${budgets##*,}/result.json" \
+    "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
+    --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets "$budgets" \
+    --methods "$methods" "$@" --out "$runs" ${SHARD:+--shard "$SHARD"}
+}
+tables_of() {  # tables_of FOLDER: ripplekv table over $S/FOLDER/runs, if it exists
+  if [ -d "$S/$1/runs" ]; then "$BIN" table --runs "$S/$1/runs" --out "$S/$1/tables"; fi
+}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(run tables); fi
 for target in "${targets[@]}"; do
   case $target in
     run)
-      OUT=$S step "longbench H2O selector with RippleKV budgets" "$RUNS/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b1024/result.json" \
+      OUT=$S step "longbench H2O selector with RippleKV budgets" "$RUNS/${R8}_b1024/result.json" \
         "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
         --data ../shared/data/longbench/mini \
         --tasks qasper,multifieldqa_en,hotpotqa,2wikimqa,musique,narrativeqa,trec,triviaqa,samsum,passage_count,passage_retrieval_en,lcc,repobench-p \
-        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 \
-        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$RUNS" ;;
-    multi_news)
-      MN=$S/multi_news_h2o/runs
-      OUT=$S step "multi_news 200 H2O selector with RippleKV budgets" "$MN/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b256/result.json" \
-        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
-        --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
-        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$MN" ;;
+        --max-samples 6 --max-input-tokens 4096 --budgets 128,256,512,1024 --methods "$GRID" --out "$RUNS" ;;
+    tables) tables_of longbench_h2o ;;
+    multi_news) multi_news "multi_news 200 H2O selector with RippleKV budgets" multi_news_h2o 256 "$GRID" ;;
+    multi_news_tables) tables_of multi_news_h2o ;;
     multi_news_budgets)
-      MNB=$S/multi_news_h2o_budgets/runs
-      OUT=$S step "multi_news 200 H2O selector with RippleKV budgets at 128 and 512${SHARD:+ (shard $SHARD)}" \
-        "$MNB/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b512/result.json" \
-        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
-        --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 128,512 \
-        --methods "h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --out "$MNB" \
-        ${SHARD:+--shard "$SHARD"} ;;
-    multi_news_budgets_tables)
-      if [ -d "$S/multi_news_h2o_budgets/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o_budgets/runs" --out "$S/multi_news_h2o_budgets/tables"; fi ;;
+      multi_news "multi_news 200 H2O selector with RippleKV budgets at 128 and 512${SHARD:+ (shard $SHARD)}" \
+        multi_news_h2o_budgets 128,512 "$GRID" ;;
+    multi_news_budgets_tables) tables_of multi_news_h2o_budgets ;;
     multi_news_sequential)
-      MNS=$S/multi_news_h2o_sequential/runs
-      OUT=$S step "multi_news 200 H2O selector with RippleKV budgets, sequential decode${SHARD:+ (shard $SHARD)}" \
-        "$MNS/h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank_b256/result.json" \
-        "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
-        --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets 256 \
-        --methods "h2o,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --decode sequential --out "$MNS" \
-        ${SHARD:+--shard "$SHARD"} ;;
-    multi_news_sequential_tables)
-      if [ -d "$S/multi_news_h2o_sequential/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o_sequential/runs" --out "$S/multi_news_h2o_sequential/tables"; fi ;;
-    multi_news_tables)
-      if [ -d "$S/multi_news_h2o/runs" ]; then "$BIN" table --runs "$S/multi_news_h2o/runs" --out "$S/multi_news_h2o/tables"; fi ;;
-    tables)
-      if [ -d "$RUNS" ]; then "$BIN" table --runs "$RUNS" --out "$S/longbench_h2o/tables"; fi ;;
+      multi_news "multi_news 200 H2O selector with RippleKV budgets, sequential decode${SHARD:+ (shard $SHARD)}" \
+        multi_news_h2o_sequential 256 "h2o,h2o:ripple@profile=$PLF,ratio=8,normalize=rank" --decode sequential ;;
+    multi_news_sequential_tables) tables_of multi_news_h2o_sequential ;;
     *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential or multi_news_sequential_tables)" >&2; exit 2 ;;
   esac
 done
