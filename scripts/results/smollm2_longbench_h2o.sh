@@ -56,6 +56,9 @@
 #             read: on this 2-core EPYC the grid ran about one sample a minute on both cores, some
 #             3 hours for the whole; its partial folder was set aside, not committed. To run it,
 #             give it both cores for about 3.5 hours (or more shards on a larger machine).
+#   note      (2026-12-07, changes nothing above) its H2O and r=8 rank at 128 and 512 ran instead
+#             decoded one variant at a time, as multi_news_sequential_128 and _512 (below), on a
+#             host where each took about 40 minutes on both cores; r=2 there has not run.
 #
 # Added after 1ad219b6, before any record of it or of this (2026-12-06): the pair at 256 again,
 # decoded one variant at a time.
