@@ -130,6 +130,12 @@ multi_news() {
     --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets "$budgets" \
     --methods "$methods" "$@" --out "$runs" ${SHARD:+--shard "$SHARD"}
 }
+# sequential AT FOLDER BUDGET: the pair (uniform H2O, r=8 rank) decoded one variant at a time;
+# AT is the step name's budget phrase ("" or " at 128")
+sequential() {
+  multi_news "multi_news 200 H2O selector with RippleKV budgets$1, sequential decode${SHARD:+ (shard $SHARD)}" \
+    "$2" "$3" "$PAIR" --decode sequential
+}
 tables_of() {  # tables_of FOLDER: ripplekv table over $S/FOLDER/runs, if it exists
   if [ -d "$S/$1/runs" ]; then "$BIN" table --runs "$S/$1/runs" --out "$S/$1/tables"; fi
 }
@@ -150,17 +156,11 @@ for target in "${targets[@]}"; do
       multi_news "multi_news 200 H2O selector with RippleKV budgets at 128 and 512${SHARD:+ (shard $SHARD)}" \
         multi_news_h2o_budgets 128,512 "$GRID" ;;
     multi_news_budgets_tables) tables_of multi_news_h2o_budgets ;;
-    multi_news_sequential)
-      multi_news "multi_news 200 H2O selector with RippleKV budgets, sequential decode${SHARD:+ (shard $SHARD)}" \
-        multi_news_h2o_sequential 256 "$PAIR" --decode sequential ;;
+    multi_news_sequential) sequential "" multi_news_h2o_sequential 256 ;;
     multi_news_sequential_tables) tables_of multi_news_h2o_sequential ;;
-    multi_news_sequential_128)
-      multi_news "multi_news 200 H2O selector with RippleKV budgets at 128, sequential decode${SHARD:+ (shard $SHARD)}" \
-        multi_news_h2o_sequential_128 128 "$PAIR" --decode sequential ;;
+    multi_news_sequential_128) sequential " at 128" multi_news_h2o_sequential_128 128 ;;
     multi_news_sequential_128_tables) tables_of multi_news_h2o_sequential_128 ;;
-    multi_news_sequential_512)
-      multi_news "multi_news 200 H2O selector with RippleKV budgets at 512, sequential decode${SHARD:+ (shard $SHARD)}" \
-        multi_news_h2o_sequential_512 512 "$PAIR" --decode sequential ;;
+    multi_news_sequential_512) sequential " at 512" multi_news_h2o_sequential_512 512 ;;
     multi_news_sequential_512_tables) tables_of multi_news_h2o_sequential_512 ;;
     *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512 or multi_news_sequential_512_tables)" >&2; exit 2 ;;
   esac
