@@ -104,10 +104,43 @@
 #             not if it ties or loses at both; else it is mixed. The reading at 128 above stands.
 #             Reported whatever it shows; the headline keeps SnapKV's selector; no default changes.
 #
+# Added after multi_news_sequential_128's and _512's records, before any of its own (2026-12-07, a
+# later session): r=2 at 128 and 512, and the pair at 1024, decoded one variant at a time.
+#   why       decoded one variant at a time, r=8 rank tied uniform H2O at 128 (-0.48 [-1.10, +0.11]),
+#             and beat it at 256 (+0.87 [+0.29, +1.47]) and 512 (+1.14 [+0.53, +1.77]); r=2, the
+#             default setting, tied it at 256 in the batched grid (+0.09 [-0.49, +0.67]) and has not
+#             run at 128 or 512 (multi_news_budgets, which holds it, needs some 3.5 hours on 2
+#             cores). Budget 1024 (a quarter of a 4,096-token prompt) asks whether r=8 rank's gain
+#             keeps growing with the budget or fades as the cache nears the full prompt.
+#   run       1. multi_news_sequential_r2_check: uniform H2O on the first 10 of the 200 samples at 128
+#                and 512, --decode sequential, 1 thread (a reproduction check of this binary).
+#             2. multi_news_sequential_r2: all 200 samples, h2o:ripple with PLF at r=2 (min-max),
+#                budgets 128 and 512 in one call, --decode sequential, 1 thread per process, SHARD as
+#                above. Uniform H2O is not rerun: a sequential decode writes what a single-method
+#                run writes, so its pair is multi_news_h2o_sequential_128/ and _512/'s H2O run.
+#             3. multi_news_sequential_1024: all 200 samples, budget 1024, H2O and h2o:ripple with
+#                PLF at r=8 rank, --decode sequential, 1 thread per process, SHARD as above. It
+#                starts only if 2 has finished by 06:15 UTC on 2026-12-07 (a session's time, decided
+#                now, not by any record); else it is left to a later session.
+#   analysis  1. decode_agreement.py of the check against multi_news_h2o_sequential_128/ and _512/:
+#                the r=2 pairs are exact only if all 20 H2O predictions agree; else they are
+#                reported as not exact.
+#             2. ripplekv table over the r=2 folder and the _128 and _512 folders together: r=2 minus
+#                uniform H2O at 128 and 512, paired bootstrap over the 200 samples (2000 resamples).
+#             3. ripplekv table over the 1024 folder: r=8 rank minus uniform H2O, as at 128 and 512.
+#             A tie where the interval holds 0.
+#   reading   fixed now: r=2 with H2O's selector beats uniform H2O at a budget where its interval
+#             lies above 0; if it ties or loses at 128 and 512 as at 256, the multi_news gain of
+#             h2o:ripple is r=8 rank's alone. At 1024, r=8 rank's win reaches that budget if it beats
+#             uniform H2O there; a tie or a loss says it does not. Reported whatever it shows; the
+#             headline keeps SnapKV's selector; no default changes.
+#
 #   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
 #       [multi_news_budgets] [multi_news_budgets_tables] [multi_news_sequential]
 #       [multi_news_sequential_tables] [multi_news_sequential_128] [multi_news_sequential_128_tables]
-#       [multi_news_sequential_512] [multi_news_sequential_512_tables]
+#       [multi_news_sequential_512] [multi_news_sequential_512_tables] [multi_news_sequential_r2_check]
+#       [multi_news_sequential_r2] [multi_news_sequential_r2_tables] [multi_news_sequential_1024]
+#       [multi_news_sequential_1024_tables]
 #       (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
@@ -119,15 +152,17 @@ PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 RUNS=$S/longbench_h2o/runs
 GRID="h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normalize=rank"
 PAIR="h2o,h2o:ripple@profile=$PLF,ratio=8,normalize=rank"  # uniform H2O and r=8 rank
+R2="h2o:ripple@profile=$PLF,ratio=2"  # r=2 (min-max) alone
 R8="h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank"  # r=8 rank's run folder, less _b<budget>
-# multi_news NAME FOLDER BUDGETS METHODS [ARGS...]: the 200 multi_news samples into $S/FOLDER/runs,
-# one 1-thread call (SHARD=i/n); done when r=8 rank's run at the last budget is scored
+# multi_news NAME FOLDER BUDGETS METHODS [ARGS...]: the first $N (default 200) multi_news samples
+# into $S/FOLDER/runs, one 1-thread call (SHARD=i/n); done when the run folder $DONE (default r=8
+# rank's) at the last budget is scored
 multi_news() {
   local name=$1 runs=$S/$2/runs budgets=$3 methods=$4
   shift 4
-  OUT=$S step "$name" "$runs/${R8}_b${budgets##*,}/result.json" \
+  OUT=$S step "$name" "$runs/${DONE:-$R8}_b${budgets##*,}/result.json" \
     "$BIN" longbench --model "$(scripts/get_model.sh smollm2-135m-instruct | tail -1)" --dtype bfloat16 --threads 1 \
-    --data ../shared/data/longbench/raw --tasks multi_news --max-samples 200 --max-input-tokens 4096 --budgets "$budgets" \
+    --data ../shared/data/longbench/raw --tasks multi_news --max-samples "${N:-200}" --max-input-tokens 4096 --budgets "$budgets" \
     --methods "$methods" "$@" --out "$runs" ${SHARD:+--shard "$SHARD"}
 }
 # sequential AT FOLDER BUDGET: the pair (uniform H2O, r=8 rank) decoded one variant at a time;
@@ -136,8 +171,10 @@ sequential() {
   multi_news "multi_news 200 H2O selector with RippleKV budgets$1, sequential decode${SHARD:+ (shard $SHARD)}" \
     "$2" "$3" "$PAIR" --decode sequential
 }
-tables_of() {  # tables_of FOLDER: ripplekv table over $S/FOLDER/runs, if it exists
-  if [ -d "$S/$1/runs" ]; then "$BIN" table --runs "$S/$1/runs" --out "$S/$1/tables"; fi
+tables_of() {  # tables_of FOLDER [FOLDER...]: ripplekv table over their runs into the first's tables, if it exists
+  local runs=() f
+  for f in "$@"; do runs+=("$S/$f/runs"); done
+  if [ -d "${runs[0]}" ]; then "$BIN" table --runs "${runs[@]}" --out "$S/$1/tables"; fi
 }
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(run tables); fi
@@ -162,6 +199,23 @@ for target in "${targets[@]}"; do
     multi_news_sequential_128_tables) tables_of multi_news_h2o_sequential_128 ;;
     multi_news_sequential_512) sequential " at 512" multi_news_h2o_sequential_512 512 ;;
     multi_news_sequential_512_tables) tables_of multi_news_h2o_sequential_512 ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512 or multi_news_sequential_512_tables)" >&2; exit 2 ;;
+    multi_news_sequential_r2_check)  # uniform H2O on the first 10 samples, as the _128 and _512 folders
+      SHARD= N=10 DONE=h2o multi_news "multi_news first 10 H2O at 128 and 512, sequential decode (reproduction check)" \
+        multi_news_h2o_sequential_check 128,512 h2o --decode sequential
+      for b in 128 512; do
+        [ -f "$S/multi_news_h2o_sequential_check/runs/h2o_b512/result.json" ] || break
+        .venv/bin/python scripts/results/decode_agreement.py --labels check "sequential_$b" \
+          "$S/multi_news_h2o_sequential_check/runs" "$S/multi_news_h2o_sequential_$b/runs" \
+          > "$S/multi_news_h2o_sequential_check/agreement_$b.md"
+      done ;;
+    multi_news_sequential_r2)
+      DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
+        "multi_news 200 H2O selector with RippleKV budgets r=2 at 128 and 512, sequential decode${SHARD:+ (shard $SHARD)}" \
+        multi_news_h2o_sequential_r2 128,512 "$R2" --decode sequential ;;
+    multi_news_sequential_r2_tables)
+      tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
+    multi_news_sequential_1024) sequential " at 1024" multi_news_h2o_sequential_1024 1024 ;;
+    multi_news_sequential_1024_tables) tables_of multi_news_h2o_sequential_1024 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024 or multi_news_sequential_1024_tables)" >&2; exit 2 ;;
   esac
 done
