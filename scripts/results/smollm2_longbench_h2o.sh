@@ -59,6 +59,8 @@
 #   note      (2026-12-07, changes nothing above) its H2O and r=8 rank at 128 and 512 ran instead
 #             decoded one variant at a time, as multi_news_sequential_128 and _512 (below), on a
 #             host where each took about 40 minutes on both cores; r=2 there has not run.
+#   note      (2026-12-07, a later session, changes nothing above) r=2 at 128 and 512 ran decoded
+#             one variant at a time as multi_news_sequential_r2 (below); this grid has not run.
 #
 # Added after 1ad219b6, before any record of it or of this (2026-12-06): the pair at 256 again,
 # decoded one variant at a time.
