@@ -137,12 +137,27 @@
 #             uniform H2O there; a tie or a loss says it does not. Reported whatever it shows; the
 #             headline keeps SnapKV's selector; no default changes.
 #
+# Added after the records of 379e6803, before any of its own (2026-12-07, the same session): r=2 at
+# 1024.
+#   why       r=2 tied uniform H2O at 128 and beat it at 512; r=8 rank beat it at 1024 on the edge
+#             of its interval. Whether r=2 does at 1024 too completes r=2's column at 128-1024.
+#   run       all 200 samples, budget 1024, h2o:ripple with PLF at r=2 (min-max) alone, --decode
+#             sequential, 1 thread per process, SHARD as above (multi_news_sequential_r2_1024). Its
+#             pair is multi_news_h2o_sequential_1024/'s H2O run, made this session with the same
+#             binary (exact). Stopped, unread, if it has not finished by 07:25 UTC on 2026-12-07.
+#   analysis  ripplekv table over this folder and multi_news_h2o_sequential_1024/: r=2 minus uniform
+#             H2O at 1024, paired bootstrap over the 200 samples (2000 resamples); a tie where the
+#             interval holds 0.
+#   reading   fixed now: r=2 beats uniform H2O at 1024 if its interval lies above 0; a tie or a loss
+#             says it does not. Reported whatever it shows; no default changes.
+#
 #   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
 #       [multi_news_budgets] [multi_news_budgets_tables] [multi_news_sequential]
 #       [multi_news_sequential_tables] [multi_news_sequential_128] [multi_news_sequential_128_tables]
 #       [multi_news_sequential_512] [multi_news_sequential_512_tables] [multi_news_sequential_r2_check]
 #       [multi_news_sequential_r2] [multi_news_sequential_r2_tables] [multi_news_sequential_1024]
-#       [multi_news_sequential_1024_tables]
+#       [multi_news_sequential_1024_tables] [multi_news_sequential_r2_1024]
+#       [multi_news_sequential_r2_1024_tables]
 #       (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
@@ -218,6 +233,11 @@ for target in "${targets[@]}"; do
       tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
     multi_news_sequential_1024) sequential " at 1024" multi_news_h2o_sequential_1024 1024 ;;
     multi_news_sequential_1024_tables) tables_of multi_news_h2o_sequential_1024 ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024 or multi_news_sequential_1024_tables)" >&2; exit 2 ;;
+    multi_news_sequential_r2_1024)
+      DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
+        "multi_news 200 H2O selector with RippleKV budgets r=2 at 1024, sequential decode${SHARD:+ (shard $SHARD)}" \
+        multi_news_h2o_sequential_r2_1024 1024 "$R2" --decode sequential ;;
+    multi_news_sequential_r2_1024_tables) tables_of multi_news_h2o_sequential_r2_1024 multi_news_h2o_sequential_1024 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024 or multi_news_sequential_r2_1024_tables)" >&2; exit 2 ;;
   esac
 done
