@@ -188,6 +188,13 @@ sequential() {
   multi_news "multi_news 200 H2O selector with RippleKV budgets$1, sequential decode${SHARD:+ (shard $SHARD)}" \
     "$2" "$3" "$PAIR" --decode sequential
 }
+# sequential_r2 AT FOLDER BUDGETS: r=2 alone, decoded one variant at a time (its pair is another
+# folder's H2O run); AT is the step name's budget phrase
+sequential_r2() {
+  DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
+    "multi_news 200 H2O selector with RippleKV budgets r=2$1, sequential decode${SHARD:+ (shard $SHARD)}" \
+    "$2" "$3" "$R2" --decode sequential
+}
 tables_of() {  # tables_of FOLDER [FOLDER...]: ripplekv table over their runs into the first's tables, if it exists
   local runs=() f
   for f in "$@"; do runs+=("$S/$f/runs"); done
@@ -225,18 +232,12 @@ for target in "${targets[@]}"; do
           "$S/multi_news_h2o_sequential_check/runs" "$S/multi_news_h2o_sequential_$b/runs" \
           > "$S/multi_news_h2o_sequential_check/agreement_$b.md"
       done ;;
-    multi_news_sequential_r2)
-      DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
-        "multi_news 200 H2O selector with RippleKV budgets r=2 at 128 and 512, sequential decode${SHARD:+ (shard $SHARD)}" \
-        multi_news_h2o_sequential_r2 128,512 "$R2" --decode sequential ;;
+    multi_news_sequential_r2) sequential_r2 " at 128 and 512" multi_news_h2o_sequential_r2 128,512 ;;
     multi_news_sequential_r2_tables)
       tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
     multi_news_sequential_1024) sequential " at 1024" multi_news_h2o_sequential_1024 1024 ;;
     multi_news_sequential_1024_tables) tables_of multi_news_h2o_sequential_1024 ;;
-    multi_news_sequential_r2_1024)
-      DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
-        "multi_news 200 H2O selector with RippleKV budgets r=2 at 1024, sequential decode${SHARD:+ (shard $SHARD)}" \
-        multi_news_h2o_sequential_r2_1024 1024 "$R2" --decode sequential ;;
+    multi_news_sequential_r2_1024) sequential_r2 " at 1024" multi_news_h2o_sequential_r2_1024 1024 ;;
     multi_news_sequential_r2_1024_tables) tables_of multi_news_h2o_sequential_r2_1024 multi_news_h2o_sequential_1024 ;;
     *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024 or multi_news_sequential_r2_1024_tables)" >&2; exit 2 ;;
   esac
