@@ -171,6 +171,7 @@ GRID="h2o,h2o:ripple@profile=$PLF,ratio=2,h2o:ripple@profile=$PLF,ratio=8,normal
 PAIR="h2o,h2o:ripple@profile=$PLF,ratio=8,normalize=rank"  # uniform H2O and r=8 rank
 R2="h2o:ripple@profile=$PLF,ratio=2"  # r=2 (min-max) alone
 R8="h2o+ripple@profile=${PLF//\//_}_ratio=8_normalize=rank"  # r=8 rank's run folder, less _b<budget>
+R2_DIR="h2o+ripple@profile=${PLF//\//_}_ratio=2"  # r=2's run folder, less _b<budget>
 # multi_news NAME FOLDER BUDGETS METHODS [ARGS...]: the first $N (default 200) multi_news samples
 # into $S/FOLDER/runs, one 1-thread call (SHARD=i/n); done when the run folder $DONE (default r=8
 # rank's) at the last budget is scored
@@ -191,7 +192,7 @@ sequential() {
 # sequential_r2 AT FOLDER BUDGETS: r=2 alone, decoded one variant at a time (its pair is another
 # folder's H2O run); AT is the step name's budget phrase
 sequential_r2() {
-  DONE="${R8/ratio=8_normalize=rank/ratio=2}" multi_news \
+  DONE=$R2_DIR multi_news \
     "multi_news 200 H2O selector with RippleKV budgets r=2$1, sequential decode${SHARD:+ (shard $SHARD)}" \
     "$2" "$3" "$R2" --decode sequential
 }
@@ -226,12 +227,13 @@ for target in "${targets[@]}"; do
     multi_news_sequential_r2_check)  # uniform H2O on the first 10 samples, as the _128 and _512 folders
       SHARD= N=10 DONE=h2o multi_news "multi_news first 10 H2O at 128 and 512, sequential decode (reproduction check)" \
         multi_news_h2o_sequential_check 128,512 h2o --decode sequential
-      for b in 128 512; do
-        [ -f "$S/multi_news_h2o_sequential_check/runs/h2o_b512/result.json" ] || break
-        .venv/bin/python scripts/results/decode_agreement.py --labels check "sequential_$b" \
-          "$S/multi_news_h2o_sequential_check/runs" "$S/multi_news_h2o_sequential_$b/runs" \
-          > "$S/multi_news_h2o_sequential_check/agreement_$b.md"
-      done ;;
+      check=$S/multi_news_h2o_sequential_check
+      if [ -f "$check/runs/h2o_b512/result.json" ]; then
+        for b in 128 512; do
+          .venv/bin/python scripts/results/decode_agreement.py --labels check "sequential_$b" \
+            "$check/runs" "$S/multi_news_h2o_sequential_$b/runs" > "$check/agreement_$b.md"
+        done
+      fi ;;
     multi_news_sequential_r2) sequential_r2 " at 128 and 512" multi_news_h2o_sequential_r2 128,512 ;;
     multi_news_sequential_r2_tables)
       tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
