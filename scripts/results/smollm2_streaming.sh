@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# StreamingLLM's selector with RippleKV's budgets (`streamingllm:ripple`) on SmolLM2 with today's
+# float32 layer_mean profile. Its size, variants and use were fixed before it started (committed
+# with this script, before any of its records).
+# Why: issue 14 asks for ripple's allocation combined with the other selectors (H2O and
+# StreamingLLM), since the allocator and the selector are independent. `h2o:ripple` has run with
+# today's profiles (fidelity32_h2o.sh, smollm2_longbench_h2o.sh); `streamingllm:ripple` ran only
+# with the older `relative` bfloat16 profile (SmolLM2's first LongBench and RULER 4k runs, ties
+# with uniform StreamingLLM). StreamingLLM keeps the first 4 tokens and the most recent ones, so
+# a layer's budget is its window: the question is whether measured budgets place the window's
+# length where it matters, on continuation (fidelity) and on retrieval (RULER).
+#
+# Plan (not to be changed once records exist):
+#   1. fidelity   fidelity32.sh's 32 texts and settings (the first 32 multi_news texts from index
+#                 16 long enough for a 1,536-token prompt and 64 teacher-forced tokens), bfloat16,
+#                 all cores, one call: streamingllm (uniform budgets, the twin) and
+#                 streamingllm:ripple with PLF at r=2 min-max, r=4 min-max and r=8 rank, budgets
+#                 64, 128, 256, 512 and 1024 (about 9 minutes on 2 threads, as fidelity32_h2o.sh).
+#   2. ruler4k    RULER 4k, new samples: seed 46 (SmolLM2's RULER seeds so far were 42-45 and
+#                 100-107), 20 per task x 11 tasks = 220 prompts, bfloat16, two 1-thread shards
+#                 side by side (confirm_run.sh): full, streamingllm and streamingllm:ripple with PLF
+#                 at r=2, r=4 and r=8 rank, budgets 512 and 1024 (StreamingLLM scored 3.6-3.8 at
+#                 256 on earlier 4k sets, 6.1-6.7 at 512 and 8.9-11.7 at 1024, so 256 is near the
+#                 floor). It starts only if 1 has finished by 08:30 UTC on 2026-12-07; it is
+#                 stopped, unread, if it has not finished by 09:35 UTC (a session's time, decided
+#                 now, not by any record), and left to resume in a later session.
+#   analysis  1. ripplekv table over each folder: each setting minus uniform StreamingLLM at each
+#                budget, 95% paired bootstrap over texts (fidelity, 2000 resamples) or prompts
+#                (RULER, 100,000 resamples, as confirm_run.sh makes it); a tie where it holds 0.
+#             2. fidelity only: whether this folder's streamingllm rows per text (fidelity_texts.csv:
+#                mean KL and top-1 agreement, as printed) equal those of fidelity32_all/ (128,
+#                256) and fidelity32_budgets/ (64, 512, 1024); where they do, each setting is
+#                also paired with that folder's best baseline at the budget and with RippleKV of
+#                the same setting with SnapKV's selector (fidelity_pair.py; the selector's
+#                effect); else those pairs are reported as not exact.
+#   reading   fixed now: reported in the README whatever it shows. Measured budgets improve
+#             StreamingLLM's selection on continuation for a setting that beats uniform
+#             StreamingLLM at 128 and 256, not for one that loses at both, else undecided; on
+#             retrieval for a setting that beats it at both 512 and 1024 of RULER 4k, not for one
+#             that ties or loses at both, else mixed. The headline keeps the default selector
+#             (SnapKV); no default changes on this run alone.
+#
+#   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
+#       [ruler4k_status]   (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to
+#       resume)
+# Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
+# fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
+# folder's (confirm_run.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-build/ripplekv}
+source scripts/results/step.sh  # step NAME DONE_FILE COMMAND...
+S=results/smollm2-135m-instruct
+PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
+GRID=streamingllm
+for r in ratio=2 ratio=4 ratio=8,normalize=rank; do GRID+=",streamingllm:ripple@profile=$PLF,$r"; done
+FID=$S/fidelity32_streaming
+threads=()
+if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
+model() { scripts/get_model.sh smollm2-135m-instruct | tail -1; }
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(fidelity fidelity_tables fidelity_check ruler4k); fi
+for target in "${targets[@]}"; do
+  case $target in
+    fidelity)
+      OUT=$S step "fidelity 32 texts, StreamingLLM selector with RippleKV budgets" "$FID/fidelity.csv" \
+        "$BIN" fidelity --model "$(model)" --dtype bfloat16 "${threads[@]}" \
+        --texts ../shared/data/longbench/raw/multi_news.jsonl --skip-texts 16 --max-texts 32 \
+        --prompt-tokens 1536 --continuation 64 --budgets 64,128,256,512,1024 --methods "$GRID" --out "$FID" ;;
+    fidelity_tables)
+      if [ -f "$FID/fidelity.csv" ]; then "$BIN" table --runs "$FID" --out "$FID/tables"; fi ;;
+    fidelity_check)  # analysis 2 (fidelity32_h2o_pairs.py reads fidelity_texts.csv where variants/ is absent)
+      if [ -f "$FID/fidelity.csv" ]; then
+        .venv/bin/python scripts/results/fidelity32_h2o_pairs.py --selector streamingllm \
+          --run fidelity32_streaming "$S" > "$FID/pairs.md" || rc=$?
+        cat "$FID/pairs.md"
+        if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
+      fi ;;
+    ruler4k|ruler4k_status)
+      (
+        NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
+        LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
+        METHODS="full,$GRID" MODEL=$(model)
+        source scripts/results/confirm_run.sh
+        if [ "$target" = ruler4k_status ]; then confirm_main status; else confirm_main; fi
+      ) ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k or ruler4k_status)" >&2; exit 2 ;;
+  esac
+done
