@@ -40,9 +40,34 @@
 #             that ties or loses at both, else mixed. The headline keeps the default selector
 #             (SnapKV); no default changes on this run alone.
 #
+# Added after the fidelity and ruler4k records were read, before any record of its own
+# (2026-12-07, the same session): every baseline and RippleKV with SnapKV's selector on the same
+# 220 RULER prompts.
+#   why       ruler4k ran no SnapKV-selector method, so it cannot set the two selectors side by
+#             side on retrieval; and its 220 prompts are new, a fifth SmolLM2 RULER 4k sample set
+#             on which the headline's question (RippleKV against every baseline) has not run.
+#   run       ruler4k_all: the same 220 prompts (seed 46, 20 per task), full, snapkv, pyramidkv,
+#             streamingllm, h2o, cake, squeeze and RippleKV (SnapKV's selector) with PLF at r=2,
+#             r=4 (min-max) and r=8 rank, budgets 512 and 1024, one grid, two 1-thread shards side
+#             by side (confirm_run.sh) into ruler4k_seed46/. It starts only if
+#             smollm2_longbench_streaming.sh multi_news has ended by 08:55 UTC on 2026-12-07, and
+#             is stopped, unread, if it has not finished by 09:45 UTC.
+#   analysis  1. ruler4k_all_check: decode_agreement.py of this folder's full and streamingllm runs
+#                against ruler4k_streaming/'s; pairs across the two folders are exact only if
+#                every prediction agrees, else they are reported as not exact.
+#             2. ripplekv table over the folder (100,000 resamples, as confirm_run.sh makes it):
+#                each RippleKV setting minus the best baseline and minus SnapKV at each budget.
+#             3. run_pair.py: each streamingllm:ripple setting of ruler4k_streaming/ minus RippleKV
+#                of the same setting with SnapKV's selector here (the selector's effect), and
+#                uniform StreamingLLM minus SnapKV, at both budgets.
+#             A tie where the 95% interval holds 0.
+#   reading   fixed now: reported in the README whatever it shows, as one more RULER 4k sample set
+#             beside the others; the headline is not changed by it (pooling it there would need
+#             a plan of its own); no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
-#       [ruler4k_status]   (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to
-#       resume)
+#       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check]
+#       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
 # folder's (confirm_run.sh).
@@ -55,6 +80,8 @@ PLF=$S/profiles/layer_mean_eps0.1_seed0_texts0-7_f32.json
 GRID=streamingllm
 for r in ratio=2 ratio=4 ratio=8,normalize=rank; do GRID+=",streamingllm:ripple@profile=$PLF,$r"; done
 FID=$S/fidelity32_streaming
+BASELINES=snapkv,pyramidkv,streamingllm,h2o,cake,squeeze
+RIPPLE="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank"
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 model() { scripts/get_model.sh smollm2-135m-instruct | tail -1; }
@@ -77,14 +104,18 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
         METHODS="full,$GRID" MODEL=$(model)
+        if [[ $target == ruler4k_all* ]]; then DIR=$S/ruler4k_seed46 METHODS="full,$BASELINES,$RIPPLE"; fi
         source scripts/results/confirm_run.sh
-        if [ "$target" = ruler4k_status ]; then confirm_main status; else confirm_main; fi
+        if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
       ) ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k or ruler4k_status)" >&2; exit 2 ;;
+    ruler4k_all_check)  # analysis 1: this binary's full and StreamingLLM runs in both folders
+      .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_streaming ruler4k_seed46 \
+        "$S/ruler4k_streaming/runs" "$S/ruler4k_seed46/runs" | tee "$S/ruler4k_seed46/agreement_streaming.md" ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status or ruler4k_all_check)" >&2; exit 2 ;;
   esac
 done
