@@ -40,9 +40,9 @@
 #             that ties or loses at both, else mixed. The headline keeps the default selector
 #             (SnapKV); no default changes on this run alone.
 #
-# Added after the fidelity and ruler4k records were read, before any record of its own
-# (2026-12-07, the same session): every baseline and RippleKV with SnapKV's selector on the same
-# 220 RULER prompts.
+# Added after the fidelity and ruler4k records (and smollm2_longbench_streaming.sh's LongBench
+# records) were read, before any record of its own (2026-12-07, the same session): every baseline
+# and RippleKV with SnapKV's selector on the same 220 RULER prompts.
 #   why       ruler4k ran no SnapKV-selector method, so it cannot set the two selectors side by
 #             side on retrieval; and its 220 prompts are new, a fifth SmolLM2 RULER 4k sample set
 #             on which the headline's question (RippleKV against every baseline) has not run.
@@ -57,16 +57,16 @@
 #                every prediction agrees, else they are reported as not exact.
 #             2. ripplekv table over the folder (100,000 resamples, as confirm_run.sh makes it):
 #                each RippleKV setting minus the best baseline and minus SnapKV at each budget.
-#             3. run_pair.py: each streamingllm:ripple setting of ruler4k_streaming/ minus RippleKV
-#                of the same setting with SnapKV's selector here (the selector's effect), and
-#                uniform StreamingLLM minus SnapKV, at both budgets.
+#             3. run_pair.py (ruler4k_all_pairs): each streamingllm:ripple setting of
+#                ruler4k_streaming/ minus RippleKV of the same setting with SnapKV's selector here
+#                (the selector's effect), and uniform StreamingLLM minus SnapKV, at both budgets.
 #             A tie where the 95% interval holds 0.
 #   reading   fixed now: reported in the README whatever it shows, as one more RULER 4k sample set
 #             beside the others; the headline is not changed by it (pooling it there would need
 #             a plan of its own); no default changes.
 #
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
-#       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check]
+#       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -109,13 +109,30 @@ for target in "${targets[@]}"; do
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
         METHODS="full,$GRID" MODEL=$(model)
-        if [[ $target == ruler4k_all* ]]; then DIR=$S/ruler4k_seed46 METHODS="full,$BASELINES,$RIPPLE"; fi
+        if [[ $target == ruler4k_all* ]]; then
+          DIR=$S/ruler4k_seed46 METHODS="full,$BASELINES,$RIPPLE" LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_all}
+        fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
       ) ;;
-    ruler4k_all_check)  # analysis 1: this binary's full and StreamingLLM runs in both folders
-      .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_streaming ruler4k_seed46 \
-        "$S/ruler4k_streaming/runs" "$S/ruler4k_seed46/runs" | tee "$S/ruler4k_seed46/agreement_streaming.md" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status or ruler4k_all_check)" >&2; exit 2 ;;
+    ruler4k_all_check|ruler4k_all_pairs)
+      if [ ! -d "$S/ruler4k_seed46/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $S/ruler4k_seed46/runs: run the target ruler4k_all first" >&2; exit 2
+      fi
+      if [ "$target" = ruler4k_all_check ]; then  # analysis 1: the full and StreamingLLM runs in both folders
+        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_streaming ruler4k_seed46 \
+          "$S/ruler4k_streaming/runs" "$S/ruler4k_seed46/runs" | tee "$S/ruler4k_seed46/agreement_streaming.md"
+      else  # analysis 3: StreamingLLM's selector minus SnapKV's, the same budgets, across the two folders
+        pairs=()
+        for b in 512 1024; do
+          pairs+=("$S/ruler4k_streaming/runs/streamingllm_b$b" "$S/ruler4k_seed46/runs/snapkv_b$b")
+          for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
+            pairs+=("$S/ruler4k_streaming/runs/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b"
+                    "$S/ruler4k_seed46/runs/ripple@profile=${PLF//\//_}_${r}_b$b")
+          done
+        done
+        .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$S/ruler4k_seed46/selector_pairs.md"
+      fi ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check or ruler4k_all_pairs)" >&2; exit 2 ;;
   esac
 done
