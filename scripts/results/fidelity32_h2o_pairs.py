@@ -12,7 +12,7 @@ beside it that ran all six baselines at that budget (fidelity32_all/, else fidel
 both from fidelity32.sh), then
   1. checks that the two folders' uniform-twin runs are the same bits: the per-position KL of
      every text in variants/<selector>_b<budget>/fidelity.jsonl (doubles as JSON keeps them);
-     where either folder lacks that file (variants/ is not committed), each text's row of
+     where either folder lacks that file (its variants/ was not kept), each text's row of
      fidelity_texts.csv (its mean KL and top-1 agreement as printed, 9 significant digits), a
      weaker check, named as such in the output. The pairs below are exact only where the check
      holds; a budget whose twin differs gets no pairs;
@@ -47,8 +47,8 @@ def read_csv(folder, name):
             r["budget"] = int(r["budget"])
         return rows
     except OSError as e:
-        sys.exit(f"{path}: cannot read it ({e}); give a model folder holding the runs of "
-                 "scripts/results/fidelity32_h2o.sh and fidelity32.sh")
+        sys.exit(f"{path}: cannot read it ({e}); give a model folder holding the --run folder (fidelity32_h2o/ "
+                 "of scripts/results/fidelity32_h2o.sh by default) and the runs of fidelity32.sh")
     except (KeyError, ValueError) as e:
         sys.exit(f"{path}: not a ripplekv fidelity CSV ({e})")
 

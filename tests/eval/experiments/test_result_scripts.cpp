@@ -629,12 +629,16 @@ TEST_CASE("fidelity32_h2o_pairs.py: h2o:ripple against the best baseline and its
   r = run_script("fidelity32_h2o_pairs.py", "'" + (model / "none").string() + "'");
   CHECK(r.status == 1);
   CHECK_THAT(r.output, Contains("fidelity32_h2o/fidelity.csv: cannot read it") &&
-                           Contains("give a model folder holding the runs of scripts/results/fidelity32_h2o.sh"));
+                           Contains("give a model folder holding the --run folder (fidelity32_h2o/"));
 
-  // Another selector's run (--selector, --run): StreamingLLM's folder holds no variants/, so its
-  // twin is compared per text as printed. At budget 8 it equals fidelity32_all's StreamingLLM (0.9
-  // on every text) and pairs as H2O's did; at 16 it differs on text 1 from fidelity32_budgets'.
+  // Another selector's run (--selector, --run). At budget 8 both folders hold StreamingLLM's
+  // per-position KL (variants/streamingllm_b8), equal, so it is compared bit for bit and pairs as
+  // H2O's did; at 16 neither does, so it is compared per text as printed, and differs on text 1.
   const std::string sl_ripple = "streamingllm:ripple@profile=p.json,ratio=2";
+  std::string sl_jsonl;
+  for (int t = 0; t < 3; ++t) sl_jsonl += nlohmann::json{{"_id", fmt::format("text-{}", t)}, {"kl", {0.9}}}.dump() + "\n";
+  for (const auto* folder : {"fidelity32_all", "fidelity32_streaming"})
+    ripplekv::test::write_text(model / folder / "variants" / "streamingllm_b8" / "fidelity.jsonl", sl_jsonl);
   write_folder("fidelity32_streaming", 8, {{"streamingllm", {0.9, 0.9, 0.9}}, {sl_ripple, {0.3, 0.3, 0.3}}});
   write_folder("fidelity32_streaming", 16, {{"streamingllm", {0.9, 0.8, 0.9}}, {sl_ripple, {0.1, 0.1, 0.1}}});
   const std::string streaming = args + " --selector streamingllm --run fidelity32_streaming";
@@ -642,12 +646,29 @@ TEST_CASE("fidelity32_h2o_pairs.py: h2o:ripple against the best baseline and its
   INFO(r.output);
   CHECK(r.status == 3);
   CHECK_THAT(r.output, Contains("budget 8: StreamingLLM equals " + (model / "fidelity32_all").string() +
-                                "'s, per text as printed (mean KL and top-1 agreement; variants/ absent), on all 3 "
-                                "texts; best baseline there: cake"));
+                                "'s, bit for bit, on all 3 texts; best baseline there: cake"));
   CHECK_THAT(r.output, Contains("  ratio=2 - cake: budget 8, 3 texts: KL(A) - KL(B) = +0.1000 [+0.1000, +0.1000] (B closer)"));
   CHECK_THAT(r.output, Contains("  ratio=2 - the same with SnapKV's selector: budget 8, 3 texts: KL(A) - KL(B) = -0.2000"));
   CHECK_THAT(r.output, Contains("budget 16: StreamingLLM differs from " + (model / "fidelity32_budgets").string() +
                                 "'s on 1: no pairs (compared per text as printed)"));
+  // Per-position KL that differ where the per-text means agree: the bit check finds it.
+  ripplekv::test::write_text(model / "fidelity32_streaming" / "variants" / "streamingllm_b8" / "fidelity.jsonl",
+                             sl_jsonl.substr(0, sl_jsonl.rfind("0.9")) + "0.90000001]}\n");
+  r = run_script("fidelity32_h2o_pairs.py", streaming);
+  INFO(r.output);
+  CHECK_THAT(r.output, Contains("budget 8: StreamingLLM differs from " + (model / "fidelity32_all").string() +
+                                "'s on text-2: no pairs (compared bit for bit)"));
+  // With StreamingLLM equal at 16 too, per text, every budget pairs.
+  csvs.erase(model / "fidelity32_streaming");
+  ripplekv::test::write_text(model / "fidelity32_streaming" / "variants" / "streamingllm_b8" / "fidelity.jsonl", sl_jsonl);
+  write_folder("fidelity32_streaming", 8, {{"streamingllm", {0.9, 0.9, 0.9}}, {sl_ripple, {0.3, 0.3, 0.3}}});
+  write_folder("fidelity32_streaming", 16, {{"streamingllm", {0.9, 0.9, 0.9}}, {sl_ripple, {0.1, 0.1, 0.1}}});
+  r = run_script("fidelity32_h2o_pairs.py", streaming);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Contains("budget 16: StreamingLLM equals " + (model / "fidelity32_budgets").string() +
+                                "'s, per text as printed (mean KL and top-1 agreement; variants/ absent), on all 3 "
+                                "texts; best baseline there: h2o"));
   // A run folder without that selector's rows is named with the options that fix it.
   r = run_script("fidelity32_h2o_pairs.py", args + " --selector streamingllm");
   CHECK(r.status == 1);
