@@ -65,8 +65,33 @@
 #             beside the others; the headline is not changed by it (pooling it there would need
 #             a plan of its own); no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, the next
+# session): budgets 128 and 256 on the same 220 prompts, and the seed-46 set in the headline.
+#   why       the headline's SmolLM2 RULER 4k row (the H200's 319 prompts, seeds 44 and 100-107)
+#             has RippleKV beat every baseline at 128, 256 and 1024; ruler4k_all tested new
+#             prompts at 512 and 1024 only. Seed 46 shares no prompt with the H200's sets.
+#   run       ruler4k_low: the same 220 prompts (seed 46, 20 per task), full, snapkv, pyramidkv,
+#             streamingllm, h2o, cake, squeeze and RippleKV (SnapKV's selector) with PLF at r=2,
+#             r=4 (min-max) and r=8 rank, budgets 128 and 256, one grid, two 1-thread shards side
+#             by side (confirm_run.sh) into ruler4k_seed46_low/. It starts only if it can start by
+#             10:30 UTC on 2026-12-07, and is stopped, unread, if it has not finished by 11:45 UTC.
+#   analysis  1. ruler4k_low_check: decode_agreement.py of its full run against ruler4k_seed46/'s
+#                (the full cache does not depend on the budgets); tables across the two folders
+#                are exact only if all 220 predictions agree, else reported as not exact.
+#             2. ruler4k_seed46_tables: one table over budgets 128 to 1024 (ruler4k_seed46/runs
+#                and ruler4k_seed46_low/runs but its full run), 100,000 resamples, into
+#                ruler4k_seed46_all/tables (and plots/): each RippleKV setting minus the best
+#                baseline and minus SnapKV at each budget; a tie where the 95% interval holds 0.
+#   reading   fixed now: the headline gains a row "SmolLM2-135M, RULER 4k (CPU, seed 46, fixed in
+#             advance), 220 prompts" from that table at all four budgets, whatever it shows; the
+#             H200 row stays as it is (not pooled: other arithmetic, see ruler_pooled.sh h200_4k).
+#             The 512 and 1024 figures were read (ruler4k_all's records) before this was decided;
+#             128 and 256 had not run. The README reports it beside the other RULER 4k sets; no
+#             default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
+#       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -104,13 +129,16 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
         METHODS="full,$GRID" MODEL=$(model)
         if [[ $target == ruler4k_all* ]]; then
           DIR=$S/ruler4k_seed46 METHODS="full,$BASELINES,$RIPPLE" LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_all}
+        elif [[ $target == ruler4k_low* ]]; then
+          DIR=$S/ruler4k_seed46_low BUDGETS=128,256 METHODS="full,$BASELINES,$RIPPLE"
+          LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_low}
         fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
@@ -133,6 +161,23 @@ for target in "${targets[@]}"; do
         done
         .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$S/ruler4k_seed46/selector_pairs.md"
       fi ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check or ruler4k_all_pairs)" >&2; exit 2 ;;
+    ruler4k_low_check)  # the added block's analysis 1: the full runs of both folders
+      if [ ! -d "$S/ruler4k_seed46_low/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $S/ruler4k_seed46_low/runs: run the target ruler4k_low first" >&2; exit 2
+      fi
+      .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46 ruler4k_seed46_low \
+        "$S/ruler4k_seed46/runs" "$S/ruler4k_seed46_low/runs" | tee "$S/ruler4k_seed46_low/agreement_full.md" ;;
+    ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
+      if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
+        echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
+      fi
+      runs=("$S/ruler4k_seed46/runs")
+      for d in "$S"/ruler4k_seed46_low/runs/*/; do  # every variant but the full run, which both folders hold
+        if [ -f "$d/config.json" ] && [ "$(basename "$d")" != full ]; then runs+=("${d%/}"); fi
+      done
+      "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
+      .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
+        --out "$S/ruler4k_seed46_all/plots" ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check or ruler4k_seed46_tables)" >&2; exit 2 ;;
   esac
 done
