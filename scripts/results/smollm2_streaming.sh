@@ -88,6 +88,9 @@
 #             The 512 and 1024 figures were read (ruler4k_all's records) before this was decided;
 #             128 and 256 had not run. The README reports it beside the other RULER 4k sets; no
 #             default changes.
+#   note      (2026-12-07, after ruler4k_low's records; changes nothing) this supersedes
+#             ruler4k_all's reading that the headline is not changed by it; the row is named
+#             "SmolLM2-135M, RULER 4k (CPU; seed 46, fixed in advance), 220 prompts".
 #
 # Added after ruler4k_low ended (one line of its table seen, none read), before any record of its
 # own (2026-12-07, the same session as ruler4k_low): a replication of the RULER wins of ruler4k above on new prompts.
@@ -108,10 +111,37 @@
 #             loses at both, else is partly replicated. Not pooled with seed 46; the headline and
 #             the defaults are not changed by it.
 #
+# Added after ruler4k47's run ended (none of its records read), before any record of its own
+# (2026-12-07, the same session): StreamingLLM's selector with RippleKV's budgets at 128 and 256
+# on the seed-46 prompts.
+#   why       ruler4k ran 512 and 1024 only (StreamingLLM near its floor below them); ruler4k_low
+#             has since run every other method at 128 and 256 on these prompts, where RippleKV
+#             with SnapKV's selector gains most at 128, so the two selectors can be set side by
+#             side there too. The README lists budgets below 512 as missing.
+#   run       ruler4k_stream_low: ruler4k's grid (full, streamingllm and streamingllm:ripple with
+#             PLF at r=2, r=4 and r=8 rank) at budgets 128 and 256, seed 46, 20 per task, two
+#             1-thread shards side by side (confirm_run.sh) into ruler4k_streaming_low/. It starts
+#             only if it can start by 11:15 UTC on 2026-12-07, and is stopped, unread, if it has
+#             not finished by 12:00 UTC.
+#   analysis  1. ripplekv table over the folder (100,000 resamples, as confirm_run.sh makes it):
+#                each setting minus uniform StreamingLLM at each budget.
+#             2. ruler4k_stream_low_check: decode_agreement.py of its full and streamingllm runs
+#                against ruler4k_seed46_low/'s; the pairs in 3 are exact only if every prediction
+#                agrees, else reported as not exact.
+#             3. ruler4k_stream_low_pairs (run_pair.py): each streamingllm:ripple setting minus
+#                RippleKV of the same setting with SnapKV's selector in ruler4k_seed46_low/, and
+#                uniform StreamingLLM minus SnapKV, at both budgets.
+#             A tie where the 95% interval holds 0.
+#   reading   fixed now, reported in the README whatever it shows: measured budgets help
+#             StreamingLLM's selection at low budgets for a setting that beats uniform
+#             StreamingLLM at both 128 and 256, not for one that ties or loses at both, else
+#             mixed. Not in the headline; no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
-#       [ruler4k47_status]
+#       [ruler4k47_status] [ruler4k_stream_low] [ruler4k_stream_low_status] [ruler4k_stream_low_check]
+#       [ruler4k_stream_low_pairs]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -149,7 +179,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -161,6 +191,8 @@ for target in "${targets[@]}"; do
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_low}
         elif [[ $target == ruler4k47* ]]; then
           DIR=$S/ruler4k_streaming_seed47 SEED=47 LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_seed47}
+        elif [[ $target == ruler4k_stream_low* ]]; then
+          DIR=$S/ruler4k_streaming_low BUDGETS=128,256 LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_stream_low}
         fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
@@ -189,6 +221,25 @@ for target in "${targets[@]}"; do
       fi
       .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46 ruler4k_seed46_low \
         "$S/ruler4k_seed46/runs" "$S/ruler4k_seed46_low/runs" | tee "$S/ruler4k_seed46_low/agreement_full.md" ;;
+    ruler4k_stream_low_check|ruler4k_stream_low_pairs)  # the ruler4k_stream_low block's analysis 2 and 3
+      L=$S/ruler4k_streaming_low
+      if [ ! -d "$L/runs" ] || [ ! -d "$S/ruler4k_seed46_low/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $L/runs and $S/ruler4k_seed46_low/runs: run the targets ruler4k_stream_low and ruler4k_low first" >&2; exit 2
+      fi
+      if [ "$target" = ruler4k_stream_low_check ]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46_low ruler4k_streaming_low \
+          "$S/ruler4k_seed46_low/runs" "$L/runs" | tee "$L/agreement.md"
+      else
+        pairs=()
+        for b in 128 256; do
+          pairs+=("$L/runs/streamingllm_b$b" "$S/ruler4k_seed46_low/runs/snapkv_b$b")
+          for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
+            pairs+=("$L/runs/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b"
+                    "$S/ruler4k_seed46_low/runs/ripple@profile=${PLF//\//_}_${r}_b$b")
+          done
+        done
+        .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$L/selector_pairs.md"
+      fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
         echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
@@ -200,6 +251,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47 or ruler4k47_status)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check or ruler4k_stream_low_pairs)" >&2; exit 2 ;;
   esac
 done
