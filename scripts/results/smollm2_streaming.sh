@@ -160,6 +160,17 @@ RIPPLE="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 model() { scripts/get_model.sh smollm2-135m-instruct | tail -1; }
+selector_pairs() {  # STREAM_RUNS SNAPKV_RUNS OUT BUDGET...: StreamingLLM's selection minus SnapKV's, same budgets
+  local stream=$1 snap=$2 out=$3 b r pairs=()
+  shift 3
+  for b in "$@"; do
+    pairs+=("$stream/streamingllm_b$b" "$snap/snapkv_b$b")
+    for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
+      pairs+=("$stream/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b" "$snap/ripple@profile=${PLF//\//_}_${r}_b$b")
+    done
+  done
+  .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$out"
+}
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(fidelity fidelity_tables fidelity_check ruler4k); fi
@@ -205,15 +216,7 @@ for target in "${targets[@]}"; do
         .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_streaming ruler4k_seed46 \
           "$S/ruler4k_streaming/runs" "$S/ruler4k_seed46/runs" | tee "$S/ruler4k_seed46/agreement_streaming.md"
       else  # analysis 3: StreamingLLM's selector minus SnapKV's, the same budgets, across the two folders
-        pairs=()
-        for b in 512 1024; do
-          pairs+=("$S/ruler4k_streaming/runs/streamingllm_b$b" "$S/ruler4k_seed46/runs/snapkv_b$b")
-          for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
-            pairs+=("$S/ruler4k_streaming/runs/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b"
-                    "$S/ruler4k_seed46/runs/ripple@profile=${PLF//\//_}_${r}_b$b")
-          done
-        done
-        .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$S/ruler4k_seed46/selector_pairs.md"
+        selector_pairs "$S/ruler4k_streaming/runs" "$S/ruler4k_seed46/runs" "$S/ruler4k_seed46/selector_pairs.md" 512 1024
       fi ;;
     ruler4k_low_check)  # the added block's analysis 1: the full runs of both folders
       if [ ! -d "$S/ruler4k_seed46_low/runs" ]; then
@@ -230,15 +233,7 @@ for target in "${targets[@]}"; do
         .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46_low ruler4k_streaming_low \
           "$S/ruler4k_seed46_low/runs" "$L/runs" | tee "$L/agreement.md"
       else
-        pairs=()
-        for b in 128 256; do
-          pairs+=("$L/runs/streamingllm_b$b" "$S/ruler4k_seed46_low/runs/snapkv_b$b")
-          for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
-            pairs+=("$L/runs/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b"
-                    "$S/ruler4k_seed46_low/runs/ripple@profile=${PLF//\//_}_${r}_b$b")
-          done
-        done
-        .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$L/selector_pairs.md"
+        selector_pairs "$L/runs" "$S/ruler4k_seed46_low/runs" "$L/selector_pairs.md" 128 256
       fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
