@@ -136,6 +136,9 @@
 #             StreamingLLM's selection at low budgets for a setting that beats uniform
 #             StreamingLLM at both 128 and 256, not for one that ties or loses at both, else
 #             mixed. Not in the headline; no default changes.
+#   note      (2026-12-07, after its records; changes nothing) "gains most at 128" above is wrong:
+#             on seed 46 RippleKV with SnapKV's selector gains more at 1024 (r=4 +14.45 over SnapKV,
+#             +4.33 at 128); 128 is the one budget where all three settings beat every baseline.
 #
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
