@@ -175,12 +175,37 @@
 #             the 440-prompt answer, reported in the README, not in the headline (its prompts are
 #             in the two rows). No default changes.
 #
+# Added after ruler4k_every47 ended, before any record of it was read (its table was printed to a
+# log and not looked at) and before any of its own (2026-12-07, the same session; decided while
+# ruler4k_every47 ran, written down after, since this script cannot change while a target runs):
+# a third set of new prompts, seed 48, with every method, pooled with seeds 46 and 47.
+#   why       the default's ties with the best baseline on seed 46 would need 91-188 prompts per
+#             task to be found 4 times in 5 at their measured gaps (samples_needed.py); seeds 46
+#             and 47 give 40. More prompts, not another reading of the same ones; 10 per task, not
+#             20, so that it ends within this session.
+#   run       ruler4k_every48: ruler4k_every47's grid (full, the six baselines and RippleKV with
+#             SnapKV's selector at r=2, r=4 and r=8 rank, PLF, budgets 128 to 1024) on new
+#             prompts, seed 48 (SmolLM2's RULER seeds so far: 42-47 and 100-107), 10 per task x
+#             11 tasks = 110, two 1-thread shards side by side (confirm_run.sh) into
+#             ruler4k_seed48/. It starts only if it can start by 13:00 UTC on 2026-12-07, and is
+#             stopped, unread, if it has not finished by 13:45 UTC.
+#   analysis  1. ripplekv table over the folder (100,000 resamples, as confirm_run.sh makes it).
+#             2. ruler4k_pooled464748: `ripplekv table --pool` (100,000 resamples) over seeds 46,
+#                47 and 48, 550 prompts, every method at 128 to 1024, into
+#                ruler4k_pooled464748/tables (and plots/): each RippleKV setting minus the best
+#                baseline and minus SnapKV at each budget; a tie where the 95% interval holds 0.
+#   reading   fixed now, reported in the README whatever it shows: the 550-prompt pool is the
+#             answer of the three CPU sets on RULER 4k; the 440-prompt pool of ruler4k_every47
+#             is reported too, as planned. The headline is not changed by it (seed 48 gets no row
+#             of its own; the two rows above hold seeds 46 and 47). No default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
 #       [ruler4k47_status] [ruler4k_stream_low] [ruler4k_stream_low_status] [ruler4k_stream_low_check]
 #       [ruler4k_stream_low_pairs] [ruler4k_every47] [ruler4k_every47_status] [ruler4k_every47_check]
-#       [ruler4k_every47_pairs] [ruler4k_pooled4647]
+#       [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48] [ruler4k_every48_status]
+#       [ruler4k_pooled464748]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -229,7 +254,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -246,6 +271,9 @@ for target in "${targets[@]}"; do
         elif [[ $target == ruler4k_every47* ]]; then
           DIR=$S/ruler4k_seed47 SEED=47 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every47}
+        elif [[ $target == ruler4k_every48* ]]; then
+          DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
+          LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
         fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
@@ -288,18 +316,25 @@ for target in "${targets[@]}"; do
       else
         selector_pairs "$T/runs" "$E/runs" "$E/selector_pairs.md" 512 1024
       fi ;;
-    ruler4k_pooled4647)  # the ruler4k_every47 block's analysis 4: seeds 46 and 47 pooled, 128 to 1024
-      if [ ! -f "$S/ruler4k_seed47/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] \
-        || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
-        echo "smollm2_streaming.sh: $target needs $S/ruler4k_seed46, ruler4k_seed46_low and ruler4k_seed47 scored (tables/): run the targets ruler4k_all, ruler4k_low and ruler4k_every47 first" >&2; exit 2
-      fi
-      runs=("$S/ruler4k_seed46/runs" "$S/ruler4k_seed47/runs")
-      for d in "$S"/ruler4k_seed46_low/runs/*/; do  # every variant but the full run, which ruler4k_seed46 holds too
-        if [ -f "$d/config.json" ] && [ "$(basename "$d")" != full ]; then runs+=("${d%/}"); fi
+    ruler4k_pooled4647|ruler4k_pooled464748)  # ruler4k_every47's analysis 4 and ruler4k_every48's analysis 2
+      sets=(ruler4k_seed46 ruler4k_seed46_low ruler4k_seed47)
+      if [ "$target" = ruler4k_pooled464748 ]; then sets+=(ruler4k_seed48); fi
+      for set in "${sets[@]}"; do
+        if [ ! -f "$S/$set/tables/summary.json" ]; then
+          echo "smollm2_streaming.sh: $target needs $S/$set scored ($S/$set/tables/summary.json): run the target that makes it first (ruler4k_all, ruler4k_low, ruler4k_every47, ruler4k_every48)" >&2; exit 2
+        fi
       done
-      "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_pooled4647/tables"
-      .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_pooled4647/tables/summary.json" \
-        --out "$S/ruler4k_pooled4647/plots" ;;
+      runs=()
+      for set in "${sets[@]}"; do
+        for d in "$S/$set"/runs/*/; do  # ruler4k_seed46_low's full run is ruler4k_seed46's too: left out
+          if [ -f "$d/config.json" ] && { [ "$set" != ruler4k_seed46_low ] || [ "$(basename "$d")" != full ]; }; then
+            runs+=("${d%/}")
+          fi
+        done
+      done
+      P=$S/$target
+      "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$P/tables"
+      .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
         echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
@@ -311,6 +346,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs or ruler4k_pooled4647)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status or ruler4k_pooled464748)" >&2; exit 2 ;;
   esac
 done
