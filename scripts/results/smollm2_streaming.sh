@@ -203,9 +203,9 @@
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
 #       [ruler4k47_status] [ruler4k_stream_low] [ruler4k_stream_low_status] [ruler4k_stream_low_check]
-#       [ruler4k_stream_low_pairs] [ruler4k_every47] [ruler4k_every47_status] [ruler4k_every47_check]
-#       [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48] [ruler4k_every48_status]
-#       [ruler4k_pooled464748]
+#       [ruler4k_stream_low_pairs] [ruler4k_every47] [ruler4k_every47_status]
+#       [ruler4k_every47_check] [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48]
+#       [ruler4k_every48_status] [ruler4k_pooled464748]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
