@@ -294,27 +294,24 @@ for target in "${targets[@]}"; do
       fi
       .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46 ruler4k_seed46_low \
         "$S/ruler4k_seed46/runs" "$S/ruler4k_seed46_low/runs" | tee "$S/ruler4k_seed46_low/agreement_full.md" ;;
-    ruler4k_stream_low_check|ruler4k_stream_low_pairs)  # the ruler4k_stream_low block's analysis 2 and 3
-      L=$S/ruler4k_streaming_low
-      if [ ! -d "$L/runs" ] || [ ! -d "$S/ruler4k_seed46_low/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $L/runs and $S/ruler4k_seed46_low/runs: run the targets ruler4k_stream_low and ruler4k_low first" >&2; exit 2
-      fi
-      if [ "$target" = ruler4k_stream_low_check ]; then
-        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed46_low ruler4k_streaming_low \
-          "$S/ruler4k_seed46_low/runs" "$L/runs" | tee "$L/agreement.md"
+    ruler4k_stream_low_check|ruler4k_stream_low_pairs|ruler4k_every47_check|ruler4k_every47_pairs)
+      # ruler4k_stream_low's and ruler4k_every47's analyses 2 and 3: a StreamingLLM-selector folder
+      # (T) and a SnapKV-selector folder (E) on the same prompts; A and B: the agreement's order
+      if [[ $target == ruler4k_stream_low* ]]; then
+        T=ruler4k_streaming_low E=ruler4k_seed46_low A=ruler4k_seed46_low B=ruler4k_streaming_low
+        makers="ruler4k_stream_low and ruler4k_low" out=ruler4k_streaming_low agreement=agreement.md budgets=(128 256)
       else
-        selector_pairs "$L/runs" "$S/ruler4k_seed46_low/runs" "$L/selector_pairs.md" 128 256
-      fi ;;
-    ruler4k_every47_check|ruler4k_every47_pairs)  # the ruler4k_every47 block's analysis 2 and 3
-      E=$S/ruler4k_seed47 T=$S/ruler4k_streaming_seed47
-      if [ ! -d "$E/runs" ] || [ ! -d "$T/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $E/runs and $T/runs: run the targets ruler4k_every47 and ruler4k47 first" >&2; exit 2
+        T=ruler4k_streaming_seed47 E=ruler4k_seed47 A=ruler4k_streaming_seed47 B=ruler4k_seed47
+        makers="ruler4k_every47 and ruler4k47" out=ruler4k_seed47 agreement=agreement_streaming.md budgets=(512 1024)
       fi
-      if [ "$target" = ruler4k_every47_check ]; then
-        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_streaming_seed47 ruler4k_seed47 \
-          "$T/runs" "$E/runs" | tee "$E/agreement_streaming.md"
+      if [ ! -d "$S/$T/runs" ] || [ ! -d "$S/$E/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $S/$T/runs and $S/$E/runs: run the targets $makers first" >&2; exit 2
+      fi
+      if [[ $target == *_check ]]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels "$A" "$B" \
+          "$S/$A/runs" "$S/$B/runs" | tee "$S/$out/$agreement"
       else
-        selector_pairs "$T/runs" "$E/runs" "$E/selector_pairs.md" 512 1024
+        selector_pairs "$S/$T/runs" "$S/$E/runs" "$S/$out/selector_pairs.md" "${budgets[@]}"
       fi ;;
     ruler4k_pooled4647|ruler4k_pooled464748)  # ruler4k_every47's analysis 4 and ruler4k_every48's analysis 2
       sets=(ruler4k_seed46 ruler4k_seed46_low ruler4k_seed47)
