@@ -199,13 +199,38 @@
 #             is reported too, as planned. The headline is not changed by it (seed 48 gets no row
 #             of its own; the two rows above hold seeds 46 and 47). No default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, the same
+# session as ruler4k_every47): r=8 min-max, the strongest SmolLM2 setting found, on the seed-47
+# prompts.
+#   why       r=8 min-max (SnapKV's selector) beat the best baseline at all four budgets on the
+#             H200's 319 prompts and the 8k pool, and is named the strongest setting found; it has
+#             not run on any set planned in advance, and on these prompts r=4 beat every baseline
+#             at all four budgets (ruler4k_every47).
+#   run       ruler4k_r8mm47: full and RippleKV with PLF at r=8 min-max, budgets 128, 256, 512 and
+#             1024, on ruler4k_every47's prompts (seed 47, 20 per task, 220), two 1-thread shards
+#             side by side (confirm_run.sh) into ruler4k_seed47_r8mm/. It starts only if it can
+#             start by 13:45 UTC on 2026-12-07, and is stopped, unread, if it has not finished by
+#             14:15 UTC.
+#   analysis  1. ruler4k_r8mm47_check: decode_agreement.py of its full run against
+#                ruler4k_seed47/'s; 2 is exact only if all 220 predictions agree, else reported
+#                as not exact.
+#             2. ruler4k_r8mm47_tables: one table (100,000 resamples) over ruler4k_seed47/runs and
+#                this folder's r=8 min-max runs, into ruler4k_seed47_r8mm/joint/tables: r=8 min-max
+#                minus the best baseline and minus SnapKV at each budget; and run_pair.py, r=8
+#                min-max minus r=4 min-max at each budget. A tie where the 95% interval holds 0.
+#   reading   fixed now, reported in the README whatever it shows: r=8 min-max's strength
+#             replicates on these prompts if it beats the best baseline at all four budgets, fails
+#             if it beats it at none, else partly. Not in the headline (whose columns are r=2 and
+#             r=8 rank); no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
 #       [ruler4k47_status] [ruler4k_stream_low] [ruler4k_stream_low_status] [ruler4k_stream_low_check]
 #       [ruler4k_stream_low_pairs] [ruler4k_every47] [ruler4k_every47_status]
 #       [ruler4k_every47_check] [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48]
-#       [ruler4k_every48_status] [ruler4k_pooled464748]
+#       [ruler4k_every48_status] [ruler4k_pooled464748] [ruler4k_r8mm47] [ruler4k_r8mm47_status]
+#       [ruler4k_r8mm47_check] [ruler4k_r8mm47_tables]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -254,7 +279,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -274,6 +299,9 @@ for target in "${targets[@]}"; do
         elif [[ $target == ruler4k_every48* ]]; then
           DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
+        elif [[ $target == ruler4k_r8mm47* ]]; then
+          DIR=$S/ruler4k_seed47_r8mm SEED=47 BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
+          LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_r8mm47}
         fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
@@ -332,6 +360,23 @@ for target in "${targets[@]}"; do
       P=$S/$target
       "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$P/tables"
       .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
+    ruler4k_r8mm47_check|ruler4k_r8mm47_tables)  # the ruler4k_r8mm47 block's analysis 1 and 2
+      M=$S/ruler4k_seed47_r8mm
+      if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$S/ruler4k_seed47/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $M scored and $S/ruler4k_seed47/runs: run the targets ruler4k_r8mm47 and ruler4k_every47 first" >&2; exit 2
+      fi
+      if [ "$target" = ruler4k_r8mm47_check ]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed47 ruler4k_seed47_r8mm \
+          "$S/ruler4k_seed47/runs" "$M/runs" | tee "$M/agreement_full.md"
+      else
+        P=ripple@profile=${PLF//\//_}
+        runs=("$S/ruler4k_seed47/runs")
+        for b in 128 256 512 1024; do runs+=("$M/runs/${P}_ratio=8_b$b"); done
+        "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
+        pairs=()
+        for b in 128 256 512 1024; do pairs+=("$M/runs/${P}_ratio=8_b$b" "$S/ruler4k_seed47/runs/${P}_ratio=4_b$b"); done
+        .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$M/joint/r8_minus_r4.md"
+      fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
         echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
@@ -343,6 +388,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status or ruler4k_pooled464748)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check or ruler4k_r8mm47_tables)" >&2; exit 2 ;;
   esac
 done
