@@ -245,6 +245,7 @@ GRID=streamingllm
 for r in ratio=2 ratio=4 ratio=8,normalize=rank; do GRID+=",streamingllm:ripple@profile=$PLF,$r"; done
 FID=$S/fidelity32_streaming
 BASELINES=snapkv,pyramidkv,streamingllm,h2o,cake,squeeze
+RP=ripple@profile=${PLF//\//_}  # the folder-name prefix of RippleKV's runs with PLF
 RIPPLE="ripple@profile=$PLF,ratio=2,ripple@profile=$PLF,ratio=4,ripple@profile=$PLF,ratio=8,normalize=rank"
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
@@ -255,10 +256,18 @@ selector_pairs() {  # STREAM_RUNS SNAPKV_RUNS OUT BUDGET...: StreamingLLM's sele
   for b in "$@"; do
     pairs+=("$stream/streamingllm_b$b" "$snap/snapkv_b$b")
     for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
-      pairs+=("$stream/streamingllm+ripple@profile=${PLF//\//_}_${r}_b$b" "$snap/ripple@profile=${PLF//\//_}_${r}_b$b")
+      pairs+=("$stream/streamingllm+${RP}_${r}_b$b" "$snap/${RP}_${r}_b$b")
     done
   done
   .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$out"
+}
+variants() {  # SET: the variant folders of $S/SET/runs, one per line, but ruler4k_seed46_low's full
+  local d      # run, which ruler4k_seed46 holds too (the full cache does not depend on the budgets)
+  for d in "$S/$1"/runs/*/; do
+    if [ -f "$d/config.json" ] && { [ "$1" != ruler4k_seed46_low ] || [ "$(basename "$d")" != full ]; }; then
+      echo "${d%/}"
+    fi
+  done
 }
 
 targets=("$@")
@@ -350,13 +359,7 @@ for target in "${targets[@]}"; do
         fi
       done
       runs=()
-      for set in "${sets[@]}"; do
-        for d in "$S/$set"/runs/*/; do  # ruler4k_seed46_low's full run is ruler4k_seed46's too: left out
-          if [ -f "$d/config.json" ] && { [ "$set" != ruler4k_seed46_low ] || [ "$(basename "$d")" != full ]; }; then
-            runs+=("${d%/}")
-          fi
-        done
-      done
+      for set in "${sets[@]}"; do mapfile -t -O "${#runs[@]}" runs < <(variants "$set"); done
       P=$S/$target
       "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$P/tables"
       .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
@@ -369,12 +372,11 @@ for target in "${targets[@]}"; do
         .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed47 ruler4k_seed47_r8mm \
           "$S/ruler4k_seed47/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
-        P=ripple@profile=${PLF//\//_}
         runs=("$S/ruler4k_seed47/runs")
-        for b in 128 256 512 1024; do runs+=("$M/runs/${P}_ratio=8_b$b"); done
+        for b in 128 256 512 1024; do runs+=("$M/runs/${RP}_ratio=8_b$b"); done
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         pairs=()
-        for b in 128 256 512 1024; do pairs+=("$M/runs/${P}_ratio=8_b$b" "$S/ruler4k_seed47/runs/${P}_ratio=4_b$b"); done
+        for b in 128 256 512 1024; do pairs+=("$M/runs/${RP}_ratio=8_b$b" "$S/ruler4k_seed47/runs/${RP}_ratio=4_b$b"); done
         .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$M/joint/r8_minus_r4.md"
       fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
@@ -382,9 +384,7 @@ for target in "${targets[@]}"; do
         echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
       fi
       runs=("$S/ruler4k_seed46/runs")
-      for d in "$S"/ruler4k_seed46_low/runs/*/; do  # every variant but the full run, which both folders hold
-        if [ -f "$d/config.json" ] && [ "$(basename "$d")" != full ]; then runs+=("${d%/}"); fi
-      done
+      mapfile -t -O 1 runs < <(variants ruler4k_seed46_low)
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
