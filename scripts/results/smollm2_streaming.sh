@@ -223,6 +223,30 @@
 #             if it beats it at none, else partly. Not in the headline (whose columns are r=2 and
 #             r=8 rank); no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, the session
+# after ruler4k_r8mm47's, once smollm2_confirm8k.sh had ended and been read): r=8 min-max on the
+# seed-48 prompts.
+#   why       ruler4k_r8mm47 found r=8 min-max beating every baseline at all four budgets on the
+#             seed-47 prompts; seed 48's 110 prompts (ruler4k_every48) ran every other method but
+#             not it. A second set, not a reading of the same one; small (about 15 minutes), so it
+#             ends within this session.
+#   run       ruler4k_r8mm48: full and RippleKV with PLF at r=8 min-max, budgets 128, 256, 512 and
+#             1024, on ruler4k_every48's prompts (seed 48, 10 per task, 110), two 1-thread shards
+#             side by side (confirm_run.sh) into ruler4k_seed48_r8mm/. It starts only if it can
+#             start by 16:15 UTC on 2026-12-07, and is stopped, unread, if it has not finished by
+#             16:40 UTC.
+#   analysis  as ruler4k_r8mm47's, against ruler4k_seed48/: 1. ruler4k_r8mm48_check, its full run
+#             against ruler4k_seed48/'s (2 is exact only if all 110 predictions agree); 2.
+#             ruler4k_r8mm48_tables, one table (100,000 resamples) over ruler4k_seed48/runs and this
+#             folder's r=8 min-max runs into ruler4k_seed48_r8mm/joint/tables (r=8 min-max minus the
+#             best baseline and minus SnapKV at each budget), and run_pair.py, r=8 min-max minus r=4
+#             min-max. A tie where the 95% interval holds 0. No pool with seed 47 (its r=8 min-max
+#             records were read before this plan).
+#   reading   fixed now, reported in the README whatever it shows: r=8 min-max's strength
+#             replicates on these prompts if it beats the best baseline at all four budgets, fails if
+#             it beats it at none, else partly; 110 prompts give less power than seed 47's 220, so a
+#             tie is weak evidence. Not in the headline; no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
@@ -230,7 +254,8 @@
 #       [ruler4k_stream_low_pairs] [ruler4k_every47] [ruler4k_every47_status]
 #       [ruler4k_every47_check] [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48]
 #       [ruler4k_every48_status] [ruler4k_pooled464748] [ruler4k_r8mm47] [ruler4k_r8mm47_status]
-#       [ruler4k_r8mm47_check] [ruler4k_r8mm47_tables]
+#       [ruler4k_r8mm47_check] [ruler4k_r8mm47_tables] [ruler4k_r8mm48] [ruler4k_r8mm48_status]
+#       [ruler4k_r8mm48_check] [ruler4k_r8mm48_tables]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -288,7 +313,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status|ruler4k_r8mm48|ruler4k_r8mm48_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -308,9 +333,11 @@ for target in "${targets[@]}"; do
         elif [[ $target == ruler4k_every48* ]]; then
           DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
-        elif [[ $target == ruler4k_r8mm47* ]]; then
-          DIR=$S/ruler4k_seed47_r8mm SEED=47 BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
-          LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_r8mm47}
+        elif [[ $target == ruler4k_r8mm4[78]* ]]; then
+          seed=${target:12:2}
+          DIR=$S/ruler4k_seed${seed}_r8mm SEED=$seed BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
+          if [ "$seed" = 48 ]; then SAMPLES=10; fi
+          LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_r8mm$seed}
         fi
         source scripts/results/confirm_run.sh
         if [[ $target == *_status ]]; then confirm_main status; else confirm_main; fi
@@ -363,20 +390,21 @@ for target in "${targets[@]}"; do
       P=$S/$target
       "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$P/tables"
       .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
-    ruler4k_r8mm47_check|ruler4k_r8mm47_tables)  # the ruler4k_r8mm47 block's analysis 1 and 2
-      M=$S/ruler4k_seed47_r8mm
-      if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$S/ruler4k_seed47/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $M scored and $S/ruler4k_seed47/runs: run the targets ruler4k_r8mm47 and ruler4k_every47 first" >&2; exit 2
+    ruler4k_r8mm47_check|ruler4k_r8mm47_tables|ruler4k_r8mm48_check|ruler4k_r8mm48_tables)
+      # the ruler4k_r8mm47 and ruler4k_r8mm48 blocks' analyses 1 and 2: E, the every-method set
+      E=ruler4k_seed${target:12:2} M=$S/ruler4k_seed${target:12:2}_r8mm
+      if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$S/$E/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $M scored and $S/$E/runs: run the targets ${target%_*} and ruler4k_every${target:12:2} first" >&2; exit 2
       fi
-      if [ "$target" = ruler4k_r8mm47_check ]; then
-        .venv/bin/python scripts/results/decode_agreement.py --labels ruler4k_seed47 ruler4k_seed47_r8mm \
-          "$S/ruler4k_seed47/runs" "$M/runs" | tee "$M/agreement_full.md"
+      if [[ $target == *_check ]]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels "$E" "${E}_r8mm" \
+          "$S/$E/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
-        runs=("$S/ruler4k_seed47/runs")
+        runs=("$S/$E/runs")
         for b in 128 256 512 1024; do runs+=("$M/runs/${RP}_ratio=8_b$b"); done
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         pairs=()
-        for b in 128 256 512 1024; do pairs+=("$M/runs/${RP}_ratio=8_b$b" "$S/ruler4k_seed47/runs/${RP}_ratio=4_b$b"); done
+        for b in 128 256 512 1024; do pairs+=("$M/runs/${RP}_ratio=8_b$b" "$S/$E/runs/${RP}_ratio=4_b$b"); done
         .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$M/joint/r8_minus_r4.md"
       fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
@@ -388,6 +416,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check or ruler4k_r8mm47_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check, ruler4k_r8mm47_tables, ruler4k_r8mm48, ruler4k_r8mm48_status, ruler4k_r8mm48_check or ruler4k_r8mm48_tables)" >&2; exit 2 ;;
   esac
 done
