@@ -334,7 +334,7 @@ for target in "${targets[@]}"; do
           DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
         elif [[ $target == ruler4k_r8mm4[78]* ]]; then
-          seed=${target:12:2}
+          seed=${target#ruler4k_r8mm} seed=${seed%_status}
           DIR=$S/ruler4k_seed${seed}_r8mm SEED=$seed BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
           if [ "$seed" = 48 ]; then SAMPLES=10; fi
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_r8mm$seed}
@@ -392,9 +392,10 @@ for target in "${targets[@]}"; do
       .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
     ruler4k_r8mm47_check|ruler4k_r8mm47_tables|ruler4k_r8mm48_check|ruler4k_r8mm48_tables)
       # the ruler4k_r8mm47 and ruler4k_r8mm48 blocks' analyses 1 and 2: E, the every-method set
-      E=ruler4k_seed${target:12:2} M=$S/ruler4k_seed${target:12:2}_r8mm
+      seed=${target#ruler4k_r8mm} seed=${seed%_*}
+      E=ruler4k_seed$seed M=$S/ruler4k_seed${seed}_r8mm
       if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$S/$E/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $M scored and $S/$E/runs: run the targets ${target%_*} and ruler4k_every${target:12:2} first" >&2; exit 2
+        echo "smollm2_streaming.sh: $target needs $M scored and $S/$E/runs: run the targets ruler4k_r8mm$seed and ruler4k_every$seed first" >&2; exit 2
       fi
       if [[ $target == *_check ]]; then
         .venv/bin/python scripts/results/decode_agreement.py --labels "$E" "${E}_r8mm" \
