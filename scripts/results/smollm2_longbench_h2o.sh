@@ -151,13 +151,37 @@
 #   reading   fixed now: r=2 beats uniform H2O at 1024 if its interval lies above 0; a tie or a loss
 #             says it does not. Reported whatever it shows; no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, a later
+# session): r=2 at 256, decoded one variant at a time.
+#   why       r=2's sequential column has 128, 512 and 1024 (a tie, a win, a win on the edge) but
+#             not 256, where only the batched grid (multi_news) ran it: +0.09 [-0.49, +0.67]
+#             against uniform H2O, with a rounding that depends on the grid.
+#   run       1. multi_news_sequential_r2_256_check: uniform H2O on the first 10 of the 200 samples
+#                at 256, --decode sequential, 1 thread (a reproduction check of this binary against
+#                multi_news_h2o_sequential/, which another session's binary made).
+#             2. multi_news_sequential_r2_256: all 200 samples, h2o:ripple with PLF at r=2 (min-max)
+#                alone at 256, --decode sequential, 1 thread per process, SHARD as above. Its pair
+#                is multi_news_h2o_sequential/'s H2O run. It starts only after smollm2_streaming.sh's
+#                ruler8k_stream49 and ruler4k_r8mm46 have ended (one run at a time on 2 cores), if
+#                it can start by 18:45 UTC on 2026-12-07; it is stopped, unread, if it has not
+#                finished by 19:20 UTC (then resumed in a later session).
+#   analysis  1. decode_agreement.py of the check against multi_news_h2o_sequential/: the pair is
+#                exact only if all 10 H2O predictions agree; else it is reported as not exact.
+#             2. ripplekv table over this folder and multi_news_h2o_sequential/: r=2 minus uniform
+#                H2O at 256, paired bootstrap over the 200 samples (2000 resamples); a tie where the
+#                interval holds 0.
+#   reading   fixed now: r=2 beats uniform H2O at 256 decoded one variant at a time if its interval
+#             lies above 0; a tie or a loss says it does not. Reported whatever it shows; the
+#             headline keeps SnapKV's selector; no default changes.
+#
 #   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
 #       [multi_news_budgets] [multi_news_budgets_tables] [multi_news_sequential]
 #       [multi_news_sequential_tables] [multi_news_sequential_128] [multi_news_sequential_128_tables]
 #       [multi_news_sequential_512] [multi_news_sequential_512_tables] [multi_news_sequential_r2_check]
 #       [multi_news_sequential_r2] [multi_news_sequential_r2_tables] [multi_news_sequential_1024]
 #       [multi_news_sequential_1024_tables] [multi_news_sequential_r2_1024]
-#       [multi_news_sequential_r2_1024_tables]
+#       [multi_news_sequential_r2_1024_tables] [multi_news_sequential_r2_256_check]
+#       [multi_news_sequential_r2_256] [multi_news_sequential_r2_256_tables]
 #       (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
@@ -234,6 +258,16 @@ for target in "${targets[@]}"; do
             "$check/runs" "$S/multi_news_h2o_sequential_$b/runs" > "$check/agreement_$b.md"
         done
       fi ;;
+    multi_news_sequential_r2_256_check)  # uniform H2O on the first 10 samples at 256
+      SHARD= N=10 DONE=h2o multi_news "multi_news first 10 H2O at 256, sequential decode (reproduction check)" \
+        multi_news_h2o_sequential_check256 256 h2o --decode sequential
+      check=$S/multi_news_h2o_sequential_check256
+      if [ -f "$check/runs/h2o_b256/result.json" ]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels check sequential \
+          "$check/runs" "$S/multi_news_h2o_sequential/runs" | tee "$check/agreement_256.md"
+      fi ;;
+    multi_news_sequential_r2_256) sequential_r2 " at 256" multi_news_h2o_sequential_r2_256 256 ;;
+    multi_news_sequential_r2_256_tables) tables_of multi_news_h2o_sequential_r2_256 multi_news_h2o_sequential ;;
     multi_news_sequential_r2) sequential_r2 " at 128 and 512" multi_news_h2o_sequential_r2 128,512 ;;
     multi_news_sequential_r2_tables)
       tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
@@ -241,6 +275,6 @@ for target in "${targets[@]}"; do
     multi_news_sequential_1024_tables) tables_of multi_news_h2o_sequential_1024 ;;
     multi_news_sequential_r2_1024) sequential_r2 " at 1024" multi_news_h2o_sequential_r2_1024 1024 ;;
     multi_news_sequential_r2_1024_tables) tables_of multi_news_h2o_sequential_r2_1024 multi_news_h2o_sequential_1024 ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024 or multi_news_sequential_r2_1024_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024, multi_news_sequential_r2_1024_tables, multi_news_sequential_r2_256_check, multi_news_sequential_r2_256 or multi_news_sequential_r2_256_tables)" >&2; exit 2 ;;
   esac
 done

@@ -247,6 +247,52 @@
 #             it beats it at none, else partly; 110 prompts give less power than seed 47's 220, so a
 #             tie is weak evidence. Not in the headline; no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, the session
+# after ruler4k_r8mm48's): StreamingLLM's selector with RippleKV's budgets at RULER 8k, and r=8
+# min-max on the seed-46 prompts.
+#   why       issue 14 asks for ripple's allocation with the other selectors on RULER at 4k and 8k;
+#             `streamingllm:ripple` ran on RULER 4k only (seeds 46 and 47: r=8 rank and r=4 beat
+#             uniform StreamingLLM at 512 and 1024 on both, by +2.16 to +8.08; at 128 every setting
+#             tied it, at 256 each won). Seed 49's 132 8k prompts ran every method and RippleKV with
+#             SnapKV's selector (smollm2_confirm8k.sh), uniform StreamingLLM among them, but no
+#             `streamingllm:ripple`. And r=8 min-max, the strongest SmolLM2 setting, ran on seeds 47
+#             and 48 of the three 4k sets fixed in advance, not on seed 46.
+#   run       1. ruler8k_stream49: full and streamingllm:ripple with PLF at r=2, r=4 (min-max) and
+#                r=8 rank, budgets 128, 256, 512 and 1024, on smollm2_confirm8k.sh's prompts (8k,
+#                seed 49, 12 per task, 132), two 1-thread shards side by side (confirm_run.sh) into
+#                ruler8k_seed49_streaming/. About 70 minutes (the prefill, some 55 s a prompt on
+#                one thread, dominates). It starts only if it can start by 17:25 UTC on 2026-12-07,
+#                and is stopped, unread, if it has not finished by 18:45 UTC (then resumed in a
+#                later session, and read only when complete).
+#             2. ruler4k_r8mm46: full and RippleKV with PLF at r=8 min-max, budgets 128, 256, 512
+#                and 1024, on ruler4k_all's and ruler4k_low's prompts (seed 46, 20 per task, 220),
+#                two 1-thread shards side by side into ruler4k_seed46_r8mm/ (about 30 minutes). It
+#                starts only once 1 has ended and if it can start by 18:30 UTC on 2026-12-07; it is
+#                stopped, unread, if it has not finished by 19:05 UTC (then resumed later).
+#   analysis  1. ruler8k_stream49_check: decode_agreement.py of its full run against
+#                ruler8k_seed49/'s; 2 is exact only if all 132 predictions agree, else reported
+#                as not exact.
+#             2. ruler8k_stream49_tables: one table (100,000 resamples) over ruler8k_seed49/runs
+#                and this folder's 12 streamingllm:ripple runs, into
+#                ruler8k_seed49_streaming/joint/tables: each setting minus uniform StreamingLLM
+#                (its twin) and minus the best baseline at each budget; and run_pair.py, each
+#                setting's StreamingLLM selection minus its SnapKV selection at each budget
+#                (joint/selector_pairs.md).
+#             3. ruler4k_r8mm46_check and ruler4k_r8mm46_tables, as ruler4k_r8mm47's: its full run
+#                against ruler4k_seed46/'s (220 predictions); one table (100,000 resamples) over
+#                ruler4k_seed46/runs, ruler4k_seed46_low/'s variants and this folder's r=8 min-max
+#                runs into ruler4k_seed46_r8mm/joint/tables (r=8 min-max minus the best baseline and
+#                minus SnapKV at each budget), and run_pair.py, r=8 min-max minus r=4 min-max.
+#             A tie where the 95% interval holds 0 (one starting or ending at exactly 0 too).
+#   reading   fixed now, reported in the README whatever it shows. 1: as ruler4k's, measured budgets
+#             improve StreamingLLM's selection on 8k retrieval for a setting that beats uniform
+#             StreamingLLM at both 512 and 1024, not for one that ties or loses at both, else mixed;
+#             128 and 256 are reported beside it; 132 prompts give less power than 4k's 220, so a
+#             tie is weak evidence. 2: r=8 min-max's strength replicates on the seed-46 prompts if
+#             it beats the best baseline at all four budgets, fails if at none, else partly. Neither
+#             enters the headline (SnapKV's selector; columns r=2 and r=8 rank); no pool with seeds
+#             47 and 48 for r=8 min-max (read before this plan); no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
@@ -255,7 +301,9 @@
 #       [ruler4k_every47_check] [ruler4k_every47_pairs] [ruler4k_pooled4647] [ruler4k_every48]
 #       [ruler4k_every48_status] [ruler4k_pooled464748] [ruler4k_r8mm47] [ruler4k_r8mm47_status]
 #       [ruler4k_r8mm47_check] [ruler4k_r8mm47_tables] [ruler4k_r8mm48] [ruler4k_r8mm48_status]
-#       [ruler4k_r8mm48_check] [ruler4k_r8mm48_tables]
+#       [ruler4k_r8mm48_check] [ruler4k_r8mm48_tables] [ruler8k_stream49] [ruler8k_stream49_status]
+#       [ruler8k_stream49_check] [ruler8k_stream49_tables] [ruler4k_r8mm46] [ruler4k_r8mm46_status]
+#       [ruler4k_r8mm46_check] [ruler4k_r8mm46_tables]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -276,10 +324,10 @@ threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
 model() { scripts/get_model.sh smollm2-135m-instruct | tail -1; }
 selector_pairs() {  # STREAM_RUNS SNAPKV_RUNS OUT BUDGET...: StreamingLLM's selection minus SnapKV's, same budgets
-  local stream=$1 snap=$2 out=$3 b r pairs=()
+  local stream=$1 snap=$2 out=$3 b r pairs=()  # UNIFORM: uniform StreamingLLM's runs (default STREAM_RUNS)
   shift 3
   for b in "$@"; do
-    pairs+=("$stream/streamingllm_b$b" "$snap/snapkv_b$b")
+    pairs+=("${UNIFORM:-$stream}/streamingllm_b$b" "$snap/snapkv_b$b")
     for r in ratio=2 ratio=4 ratio=8_normalize=rank; do
       pairs+=("$stream/streamingllm+${RP}_${r}_b$b" "$snap/${RP}_${r}_b$b")
     done
@@ -313,7 +361,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status|ruler4k_r8mm48|ruler4k_r8mm48_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status|ruler4k_r8mm48|ruler4k_r8mm48_status|ruler8k_stream49|ruler8k_stream49_status|ruler4k_r8mm46|ruler4k_r8mm46_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -333,7 +381,10 @@ for target in "${targets[@]}"; do
         elif [[ $target == ruler4k_every48* ]]; then
           DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
-        elif [[ $target == ruler4k_r8mm4[78]* ]]; then
+        elif [[ $target == ruler8k_stream49* ]]; then
+          DIR=$S/ruler8k_seed49_streaming LENGTH=8192 SEED=49 SAMPLES=12 BUDGETS=128,256,512,1024
+          METHODS="full,${GRID#streamingllm,}" LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_8k49}
+        elif [[ $target == ruler4k_r8mm4[678]* ]]; then
           seed=${target#ruler4k_r8mm} seed=${seed%_status}
           DIR=$S/ruler4k_seed${seed}_r8mm SEED=$seed BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
           if [ "$seed" = 48 ]; then SAMPLES=10; fi
@@ -390,23 +441,43 @@ for target in "${targets[@]}"; do
       P=$S/$target
       "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$P/tables"
       .venv/bin/python scripts/plot_results.py --summary "$P/tables/summary.json" --out "$P/plots" ;;
-    ruler4k_r8mm47_check|ruler4k_r8mm47_tables|ruler4k_r8mm48_check|ruler4k_r8mm48_tables)
-      # the ruler4k_r8mm47 and ruler4k_r8mm48 blocks' analyses 1 and 2: E, the every-method set
+    ruler4k_r8mm4[678]_check|ruler4k_r8mm4[678]_tables)
+      # the ruler4k_r8mm46, ruler4k_r8mm47 and ruler4k_r8mm48 blocks' analyses: E, the every-method
+      # set (seed 46's budgets 128 and 256 are in ruler4k_seed46_low)
       seed=${target#ruler4k_r8mm} seed=${seed%_*}
       E=ruler4k_seed$seed M=$S/ruler4k_seed${seed}_r8mm
       if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$S/$E/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $M scored and $S/$E/runs: run the targets ruler4k_r8mm$seed and ruler4k_every$seed first" >&2; exit 2
+        echo "smollm2_streaming.sh: $target needs $M scored and $S/$E/runs: run the target ruler4k_r8mm$seed and the every-method targets first (seed 46: ruler4k_all and ruler4k_low; 47 and 48: ruler4k_every47 and ruler4k_every48)" >&2; exit 2
       fi
       if [[ $target == *_check ]]; then
         .venv/bin/python scripts/results/decode_agreement.py --labels "$E" "${E}_r8mm" \
           "$S/$E/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
         runs=("$S/$E/runs")
+        if [ "$seed" = 46 ]; then mapfile -t -O 1 runs < <(variants ruler4k_seed46_low); fi
         for b in 128 256 512 1024; do runs+=("$M/runs/${RP}_ratio=8_b$b"); done
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         pairs=()
-        for b in 128 256 512 1024; do pairs+=("$M/runs/${RP}_ratio=8_b$b" "$S/$E/runs/${RP}_ratio=4_b$b"); done
+        for b in 128 256 512 1024; do
+          r4=$S/$E/runs
+          if [ "$seed" = 46 ] && [ "$b" -le 256 ]; then r4=$S/ruler4k_seed46_low/runs; fi
+          pairs+=("$M/runs/${RP}_ratio=8_b$b" "$r4/${RP}_ratio=4_b$b")
+        done
         .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$M/joint/r8_minus_r4.md"
+      fi ;;
+    ruler8k_stream49_check|ruler8k_stream49_tables)  # the ruler8k_stream49 block's analyses 1 and 2
+      E=$S/ruler8k_seed49 M=$S/ruler8k_seed49_streaming
+      if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$E/runs" ]; then
+        echo "smollm2_streaming.sh: $target needs $M scored and $E/runs: run ruler8k_stream49 and scripts/results/smollm2_confirm8k.sh first" >&2; exit 2
+      fi
+      if [[ $target == *_check ]]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels ruler8k_seed49 ruler8k_seed49_streaming \
+          "$E/runs" "$M/runs" | tee "$M/agreement_full.md"
+      else
+        runs=("$E/runs")
+        for d in "$M"/runs/streamingllm+*/; do [ -f "$d/config.json" ] && runs+=("${d%/}"); done
+        "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
+        UNIFORM=$E/runs selector_pairs "$M/runs" "$E/runs" "$M/joint/selector_pairs.md" 128 256 512 1024
       fi ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
@@ -417,6 +488,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check, ruler4k_r8mm47_tables, ruler4k_r8mm48, ruler4k_r8mm48_status, ruler4k_r8mm48_check or ruler4k_r8mm48_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check, ruler4k_r8mm47_tables, ruler4k_r8mm48, ruler4k_r8mm48_status, ruler4k_r8mm48_check, ruler4k_r8mm48_tables, ruler8k_stream49, ruler8k_stream49_status, ruler8k_stream49_check, ruler8k_stream49_tables, ruler4k_r8mm46, ruler4k_r8mm46_status, ruler4k_r8mm46_check or ruler4k_r8mm46_tables)" >&2; exit 2 ;;
   esac
 done
