@@ -475,7 +475,7 @@ for target in "${targets[@]}"; do
           "$E/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
         runs=("$E/runs")
-        for d in "$M"/runs/streamingllm+*/; do [ -f "$d/config.json" ] && runs+=("${d%/}"); done
+        mapfile -t -O 1 runs < <(variants ruler8k_seed49_streaming | grep -v '/full$')
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         UNIFORM=$E/runs selector_pairs "$M/runs" "$E/runs" "$M/joint/selector_pairs.md" 128 256 512 1024
       fi ;;
