@@ -301,6 +301,14 @@ for target in "${targets[@]}"; do
           echo
           .venv/bin/python scripts/results/run_pair.py "$new/runs/h2o_b256" "$S/multi_news_h2o_sequential/runs/h2o_b256"
         } > "$new/kernels_256.md"
+        # not in the plan, seen when it was read: both sequential runs against the batched grid
+        # (multi_news_h2o/, made with the same AVX-512 kernels)
+        { .venv/bin/python scripts/results/decode_agreement.py --labels sequential batched \
+            "$new/runs" "$S/multi_news_h2o/runs"
+          echo
+          .venv/bin/python scripts/results/decode_agreement.py --labels sequential batched \
+            "$S/multi_news_h2o_sequential_r2_256/runs" "$S/multi_news_h2o/runs"
+        } > "$new/batched_256.md"
       fi ;;
     multi_news_sequential_r2) sequential_r2 " at 128 and 512" multi_news_h2o_sequential_r2 128,512 ;;
     multi_news_sequential_r2_tables)
