@@ -70,8 +70,9 @@
 #   scripts/results/smollm2_confirm8k.sh [seed50] status    prompts done of 132 (no scores)
 #   pkill -TERM -x ripplekv                        stop both shards (each logs its time)
 # Needs scripts/setup.sh and scripts/get_model.sh smollm2-135m-instruct first. Environment: BIN,
-# MODEL, LOGS (scripts/results/confirm_run.sh, which runs it). Each shard's wall time per call,
-# peak memory and CPU kernels are appended to <folder>/wall_times.txt.
+# MODEL, LOGS (scripts/results/confirm_run.sh, which runs it; LOGS defaults here to
+# /tmp/ripplekv_smollm2_confirm8k_seed<SEED>). Each shard's wall time per call, peak memory and
+# CPU kernels are appended to <folder>/wall_times.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 S=results/smollm2-135m-instruct
