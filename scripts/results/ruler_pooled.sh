@@ -49,6 +49,9 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/ripplekv}
 S=results/smollm2-135m-instruct
 source scripts/results/qwen_sets.sh  # Q, Q4, Q8, Q16, Q16_REST, Q32, Q32_REST
+# SmolLM2's every-method sets: FullKV, the six baselines and RippleKV r = 2, 4, 8 min-max and 8 rank
+# with the float32 layer_mean profile
+EVERY_F32='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$'
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(4k 8k 4k3 8k3 8k4 qwen4k qwen4k_more qwen8k qwen16k qwen32k qwen16k_rest qwen32k_rest qwen16k_all qwen32k_all h200_4k)
 for target in "${targets[@]}"; do
@@ -62,9 +65,9 @@ for target in "${targets[@]}"; do
     8k3) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44); budgets=" 128 1024 "; out=$S/ruler8k_pooled3 ;;
     8k4) sets=($S/ruler8k $S/ruler8k_seed43 $S/ruler8k_seed44 $S/ruler8k_seed45); budgets=" 128 256 512 1024 "
       out=$S/ruler8k_pooled4
-      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$' ;;
+      only=$EVERY_F32 ;;
     8k4950) sets=($S/ruler8k_seed49 $S/ruler8k_seed50); out=$S/ruler8k_pooled4950
-      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$'
+      only=$EVERY_F32
       [ -d $S/ruler8k_seed50/runs ] || { echo "ruler_pooled.sh: 8k4950 needs $S/ruler8k_seed50/runs: run scripts/results/smollm2_confirm8k.sh seed50 first" >&2; exit 2; } ;;
     qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
     qwen4k_more) sets=("${Q4[@]}" "${Q4_MORE[@]}"); budgets=" 256 1024 "; out=$Q/ruler4k_more_pooled
@@ -79,7 +82,7 @@ for target in "${targets[@]}"; do
     qwen32k_all) sets=("${Q32[@]}" "${Q32_REST[@]}"); budgets=" 256 1024 "; pool=(--pool --pool-across-tasks)
       out=$Q/ruler32k_all_pooled ;;
     h200_4k) sets=($S/h200_ruler4k_seed{44,100,101,102,103,104,105,106,107}); out=$S/h200_ruler4k_pooled
-      only='^(full|(snapkv|pyramidkv|streamingllm|h2o|cake|squeeze)_b.*|ripple@profile=.*texts0-7_f32\.json_ratio=(2|4|8|8_normalize=rank)_b.*)$' ;;
+      only=$EVERY_F32 ;;
     *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, 8k4, 8k4950, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
   esac
   dirs=()
