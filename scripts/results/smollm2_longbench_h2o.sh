@@ -194,6 +194,30 @@
 #             one in the README; reported whatever it shows; the headline keeps SnapKV's selector;
 #             no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, a later
+# session): r=8 rank at 256 decoded one variant at a time by this binary.
+#   why       multi_news_sequential_h2o_256 found that uniform H2O's and r=2's sequential runs on
+#             this AVX-512 CPU give the batched grid's (multi_news_h2o/) answers, 200 of 200 each,
+#             and the README infers the same for r=8 rank, whose sequential run
+#             (multi_news_h2o_sequential/) was made with the AVX2 kernels. This measures it.
+#   run       multi_news_sequential_r8_256: all 200 samples, h2o:ripple with PLF at r=8 rank alone
+#             at 256, --decode sequential, 1 thread per process, SHARD as above, into
+#             multi_news_h2o_sequential_r8_256/ (about 1,600 s, as the two runs before it). It
+#             starts only after smollm2_streaming.sh ruler8k_stream50 and its analyses have ended
+#             (one run at a time on 2 cores), if it can start by 23:35 UTC on 2026-12-07; it is
+#             stopped, unread, if it has not finished by 00:05 UTC on 2026-12-08 (then resumed in a
+#             later session).
+#   analysis  multi_news_sequential_r8_256_tables: 1. decode_agreement.py of this run against
+#             multi_news_h2o/'s r=8 rank at 256 (batched, the same kernels) into batched_256.md.
+#             2. ripplekv table over this folder and multi_news_h2o_sequential_h2o256/ (2000
+#             resamples): r=8 rank minus uniform H2O at 256, both decoded one variant at a time by
+#             the same kernels; a tie where the interval holds 0.
+#   reading   fixed now: the README's inference holds if all 200 answers equal the batched grid's,
+#             and is replaced by the count otherwise. r=8 rank beats uniform H2O at 256 decoded one
+#             variant at a time by this binary if the interval of 2 lies above 0; a tie or a loss
+#             says it does not. Reported whatever it shows; the headline keeps SnapKV's selector;
+#             no default changes.
+#
 #   scripts/results/smollm2_longbench_h2o.sh [run] [tables] [multi_news] [multi_news_tables]
 #       [multi_news_budgets] [multi_news_budgets_tables] [multi_news_sequential]
 #       [multi_news_sequential_tables] [multi_news_sequential_128] [multi_news_sequential_128_tables]
@@ -203,6 +227,7 @@
 #       [multi_news_sequential_r2_1024_tables] [multi_news_sequential_r2_256_check]
 #       [multi_news_sequential_r2_256] [multi_news_sequential_r2_256_tables]
 #       [multi_news_sequential_h2o_256] [multi_news_sequential_h2o_256_tables]
+#       [multi_news_sequential_r8_256] [multi_news_sequential_r8_256_tables]
 #       (default: run and tables; rerun to resume)
 # Environment: BIN (default build/ripplekv). The wall time goes to the model's wall_times.txt.
 set -euo pipefail
@@ -310,6 +335,16 @@ for target in "${targets[@]}"; do
             "$S/multi_news_h2o_sequential_r2_256/runs" "$S/multi_news_h2o/runs"
         } > "$new/batched_256.md"
       fi ;;
+    multi_news_sequential_r8_256)
+      multi_news "multi_news 200 H2O selector with RippleKV budgets r=8 rank at 256, sequential decode${SHARD:+ (shard $SHARD)}" \
+        multi_news_h2o_sequential_r8_256 256 "${PAIR#h2o,}" --decode sequential ;;
+    multi_news_sequential_r8_256_tables)
+      tables_of multi_news_h2o_sequential_r8_256 multi_news_h2o_sequential_h2o256
+      new=$S/multi_news_h2o_sequential_r8_256
+      if [ -f "$new/runs/${R8}_b256/result.json" ]; then
+        .venv/bin/python scripts/results/decode_agreement.py --labels sequential batched \
+          "$new/runs" "$S/multi_news_h2o/runs" | tee "$new/batched_256.md"
+      fi ;;
     multi_news_sequential_r2) sequential_r2 " at 128 and 512" multi_news_h2o_sequential_r2 128,512 ;;
     multi_news_sequential_r2_tables)
       tables_of multi_news_h2o_sequential_r2 multi_news_h2o_sequential_128 multi_news_h2o_sequential_512 ;;
@@ -317,6 +352,6 @@ for target in "${targets[@]}"; do
     multi_news_sequential_1024_tables) tables_of multi_news_h2o_sequential_1024 ;;
     multi_news_sequential_r2_1024) sequential_r2 " at 1024" multi_news_h2o_sequential_r2_1024 1024 ;;
     multi_news_sequential_r2_1024_tables) tables_of multi_news_h2o_sequential_r2_1024 multi_news_h2o_sequential_1024 ;;
-    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024, multi_news_sequential_r2_1024_tables, multi_news_sequential_r2_256_check, multi_news_sequential_r2_256, multi_news_sequential_r2_256_tables, multi_news_sequential_h2o_256 or multi_news_sequential_h2o_256_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_longbench_h2o.sh: unknown target '$target' (run, tables, multi_news, multi_news_tables, multi_news_budgets, multi_news_budgets_tables, multi_news_sequential, multi_news_sequential_tables, multi_news_sequential_128, multi_news_sequential_128_tables, multi_news_sequential_512, multi_news_sequential_512_tables, multi_news_sequential_r2_check, multi_news_sequential_r2, multi_news_sequential_r2_tables, multi_news_sequential_1024, multi_news_sequential_1024_tables, multi_news_sequential_r2_1024, multi_news_sequential_r2_1024_tables, multi_news_sequential_r2_256_check, multi_news_sequential_r2_256, multi_news_sequential_r2_256_tables, multi_news_sequential_h2o_256, multi_news_sequential_h2o_256_tables, multi_news_sequential_r8_256 or multi_news_sequential_r8_256_tables)" >&2; exit 2 ;;
   esac
 done

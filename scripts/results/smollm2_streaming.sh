@@ -293,6 +293,38 @@
 #             enters the headline (SnapKV's selector; columns r=2 and r=8 rank); no pool with seeds
 #             47 and 48 for r=8 min-max (read before this plan); no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, a later
+# session): StreamingLLM's selector with RippleKV's budgets on a second 8k set.
+#   why       on seed 49's 132 8k prompts every streamingllm:ripple setting beat uniform
+#             StreamingLLM at 512 and tied it at 1024 (mixed), with little power at 1024. Seed 50's
+#             132 prompts (smollm2_confirm8k.sh seed50) ran every method, uniform StreamingLLM
+#             among them, but no streamingllm:ripple. Power at seed 49's gaps (samples_needed.py
+#             --per-task, each setting against uniform StreamingLLM, normal approximation): at 12
+#             per task r=2 0.36 and 0.29 at 512 and 1024, r=4 0.42 and 0.11, r=8 rank 0.74 and
+#             0.14; the two sets pooled (24 per task) 0.62 and 0.52, 0.70 and 0.18, 0.96 and 0.23.
+#   run       ruler8k_stream50: as ruler8k_stream49 on smollm2_confirm8k.sh seed50's prompts (8k,
+#             seed 50, 12 per task, 132), two 1-thread shards side by side, into
+#             ruler8k_seed50_streaming/. Seed 49's took 3,157 s. It starts only if it can start by
+#             22:20 UTC on 2026-12-07, and is stopped, unread, if it has not finished by 23:25 UTC
+#             (then resumed in a later session, and read only when complete). No early stop, no
+#             extension.
+#   analysis  1. ruler8k_stream50_check and ruler8k_stream50_tables, as seed 49's: its full run
+#                against ruler8k_seed50/'s (the joint table is exact only if all 132 predictions
+#                agree, else reported as not exact); one table (100,000 resamples) over
+#                ruler8k_seed50/runs and this folder's 12 streamingllm:ripple runs into
+#                ruler8k_seed50_streaming/joint/tables (each setting minus uniform StreamingLLM and
+#                minus the best baseline at each budget) and joint/selector_pairs.md.
+#             2. ruler8k_stream_pooled4950: ripplekv table --pool --resamples 100000 over both
+#                sets' every-method runs and both streaming folders' streamingllm:ripple runs (264
+#                prompts) into ruler8k_streaming_pooled4950/tables; the same pairs.
+#             A tie where the 95% interval holds 0 (one starting or ending at exactly 0 too).
+#   reading   fixed now, reported in the README whatever it shows. 1: seed 49's reading on seed
+#             50 alone (a setting that beats uniform StreamingLLM at both 512 and 1024 improves its
+#             selection, one that ties or loses at both does not, else mixed); seed 49's 512 win
+#             replicates for a setting that wins at 512 here. 2: the pool (README only, since seed
+#             49's run was read when it was planned) is the 8k answer at 24 per task, read the same
+#             way. Neither enters the headline (SnapKV's selector); no default changes.
+#
 #   scripts/results/smollm2_streaming.sh [fidelity] [fidelity_tables] [fidelity_check] [ruler4k]
 #       [ruler4k_status] [ruler4k_all] [ruler4k_all_status] [ruler4k_all_check] [ruler4k_all_pairs]
 #       [ruler4k_low] [ruler4k_low_status] [ruler4k_low_check] [ruler4k_seed46_tables] [ruler4k47]
@@ -303,7 +335,8 @@
 #       [ruler4k_r8mm47_check] [ruler4k_r8mm47_tables] [ruler4k_r8mm48] [ruler4k_r8mm48_status]
 #       [ruler4k_r8mm48_check] [ruler4k_r8mm48_tables] [ruler8k_stream49] [ruler8k_stream49_status]
 #       [ruler8k_stream49_check] [ruler8k_stream49_tables] [ruler4k_r8mm46] [ruler4k_r8mm46_status]
-#       [ruler4k_r8mm46_check] [ruler4k_r8mm46_tables]
+#       [ruler4k_r8mm46_check] [ruler4k_r8mm46_tables] [ruler8k_stream50] [ruler8k_stream50_status]
+#       [ruler8k_stream50_check] [ruler8k_stream50_tables] [ruler8k_stream_pooled4950]
 #       (default: fidelity, fidelity_tables, fidelity_check, ruler4k; rerun to resume)
 # Environment: THREADS (fidelity's threads, default all cores), BIN (default build/ripplekv).
 # fidelity's wall time goes to the model's wall_times.txt, each RULER shard's to the RULER
@@ -361,7 +394,7 @@ for target in "${targets[@]}"; do
         cat "$FID/pairs.md"
         if [ "${rc:-0}" -ne 0 ]; then echo "smollm2_streaming.sh: fidelity32_h2o_pairs.py exited $rc (see $FID/pairs.md)" >&2; fi
       fi ;;
-    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status|ruler4k_r8mm48|ruler4k_r8mm48_status|ruler8k_stream49|ruler8k_stream49_status|ruler4k_r8mm46|ruler4k_r8mm46_status)
+    ruler4k|ruler4k_status|ruler4k_all|ruler4k_all_status|ruler4k_low|ruler4k_low_status|ruler4k47|ruler4k47_status|ruler4k_stream_low|ruler4k_stream_low_status|ruler4k_every47|ruler4k_every47_status|ruler4k_every48|ruler4k_every48_status|ruler4k_r8mm47|ruler4k_r8mm47_status|ruler4k_r8mm48|ruler4k_r8mm48_status|ruler8k_stream49|ruler8k_stream49_status|ruler4k_r8mm46|ruler4k_r8mm46_status|ruler8k_stream50|ruler8k_stream50_status)
       (
         NAME=smollm2_streaming.sh DIR=$S/ruler4k_streaming
         LENGTH=4096 SAMPLES=20 SEED=46 TASKS=11 BUDGETS=512,1024
@@ -381,9 +414,10 @@ for target in "${targets[@]}"; do
         elif [[ $target == ruler4k_every48* ]]; then
           DIR=$S/ruler4k_seed48 SEED=48 SAMPLES=10 BUDGETS=128,256,512,1024 METHODS="full,$BASELINES,$RIPPLE"
           LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_every48}
-        elif [[ $target == ruler8k_stream49* ]]; then
-          DIR=$S/ruler8k_seed49_streaming LENGTH=8192 SEED=49 SAMPLES=12 BUDGETS=128,256,512,1024
-          METHODS="full,${GRID#streamingllm,}" LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_8k49}
+        elif [[ $target == ruler8k_stream49* || $target == ruler8k_stream50* ]]; then
+          seed=${target#ruler8k_stream} seed=${seed%_status}
+          DIR=$S/ruler8k_seed${seed}_streaming LENGTH=8192 SEED=$seed SAMPLES=12 BUDGETS=128,256,512,1024
+          METHODS="full,${GRID#streamingllm,}" LOGS=${LOGS:-/tmp/ripplekv_smollm2_streaming_8k$seed}
         elif [[ $target == ruler4k_r8mm4[678]* ]]; then
           seed=${target#ruler4k_r8mm} seed=${seed%_status}
           DIR=$S/ruler4k_seed${seed}_r8mm SEED=$seed BUDGETS=128,256,512,1024 METHODS="full,ripple@profile=$PLF,ratio=8"
@@ -465,20 +499,32 @@ for target in "${targets[@]}"; do
         done
         .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$M/joint/r8_minus_r4.md"
       fi ;;
-    ruler8k_stream49_check|ruler8k_stream49_tables)  # the ruler8k_stream49 block's analyses 1 and 2
-      E=$S/ruler8k_seed49 M=$S/ruler8k_seed49_streaming
+    ruler8k_stream49_check|ruler8k_stream49_tables|ruler8k_stream50_check|ruler8k_stream50_tables)
+      # the ruler8k_stream49 block's analyses 1 and 2, and the ruler8k_stream50 block's analysis 1
+      seed=${target#ruler8k_stream} seed=${seed%_*}
+      E=$S/ruler8k_seed$seed M=$S/ruler8k_seed${seed}_streaming
       if [ ! -f "$M/tables/summary.json" ] || [ ! -d "$E/runs" ]; then
-        echo "smollm2_streaming.sh: $target needs $M scored and $E/runs: run ruler8k_stream49 and scripts/results/smollm2_confirm8k.sh first" >&2; exit 2
+        echo "smollm2_streaming.sh: $target needs $M scored and $E/runs: run ruler8k_stream$seed and scripts/results/smollm2_confirm8k.sh$([ "$seed" = 50 ] && echo ' seed50') first" >&2; exit 2
       fi
       if [[ $target == *_check ]]; then
-        .venv/bin/python scripts/results/decode_agreement.py --labels ruler8k_seed49 ruler8k_seed49_streaming \
+        .venv/bin/python scripts/results/decode_agreement.py --labels ruler8k_seed$seed ruler8k_seed${seed}_streaming \
           "$E/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
         runs=("$E/runs")
-        mapfile -t -O 1 runs < <(variants ruler8k_seed49_streaming | grep -v '/full$')
+        mapfile -t -O 1 runs < <(variants ruler8k_seed${seed}_streaming | grep -v '/full$')
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         UNIFORM=$E/runs selector_pairs "$M/runs" "$E/runs" "$M/joint/selector_pairs.md" 128 256 512 1024
       fi ;;
+    ruler8k_stream_pooled4950)  # the ruler8k_stream50 block's analysis 2
+      runs=()
+      for set in ruler8k_seed49 ruler8k_seed50 ruler8k_seed49_streaming ruler8k_seed50_streaming; do
+        if [ ! -f "$S/$set/tables/summary.json" ]; then
+          echo "smollm2_streaming.sh: $target needs $S/$set scored ($S/$set/tables/summary.json): run smollm2_confirm8k.sh (seed 49), smollm2_confirm8k.sh seed50, ruler8k_stream49 and ruler8k_stream50 first" >&2; exit 2
+        fi
+        # the streaming folders' full runs repeat the every-method sets' prompts: left out
+        mapfile -t -O "${#runs[@]}" runs < <(variants "$set" | { if [[ $set == *_streaming ]]; then grep -v '/full$'; else cat; fi; })
+      done
+      "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$S/ruler8k_streaming_pooled4950/tables" ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
       if [ ! -f "$S/ruler4k_seed46_low/tables/summary.json" ] || [ ! -f "$S/ruler4k_seed46/tables/summary.json" ]; then
         echo "smollm2_streaming.sh: $target needs both runs scored ($S/ruler4k_seed46{,_low}/tables): run the targets ruler4k_all and ruler4k_low first" >&2; exit 2
@@ -488,6 +534,6 @@ for target in "${targets[@]}"; do
       "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$S/ruler4k_seed46_all/tables"
       .venv/bin/python scripts/plot_results.py --summary "$S/ruler4k_seed46_all/tables/summary.json" \
         --out "$S/ruler4k_seed46_all/plots" ;;
-    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check, ruler4k_r8mm47_tables, ruler4k_r8mm48, ruler4k_r8mm48_status, ruler4k_r8mm48_check, ruler4k_r8mm48_tables, ruler8k_stream49, ruler8k_stream49_status, ruler8k_stream49_check, ruler8k_stream49_tables, ruler4k_r8mm46, ruler4k_r8mm46_status, ruler4k_r8mm46_check or ruler4k_r8mm46_tables)" >&2; exit 2 ;;
+    *) echo "smollm2_streaming.sh: unknown target '$target' (fidelity, fidelity_tables, fidelity_check, ruler4k, ruler4k_status, ruler4k_all, ruler4k_all_status, ruler4k_all_check, ruler4k_all_pairs, ruler4k_low, ruler4k_low_status, ruler4k_low_check, ruler4k_seed46_tables, ruler4k47, ruler4k47_status, ruler4k_stream_low, ruler4k_stream_low_status, ruler4k_stream_low_check, ruler4k_stream_low_pairs, ruler4k_every47, ruler4k_every47_status, ruler4k_every47_check, ruler4k_every47_pairs, ruler4k_pooled4647, ruler4k_every48, ruler4k_every48_status, ruler4k_pooled464748, ruler4k_r8mm47, ruler4k_r8mm47_status, ruler4k_r8mm47_check, ruler4k_r8mm47_tables, ruler4k_r8mm48, ruler4k_r8mm48_status, ruler4k_r8mm48_check, ruler4k_r8mm48_tables, ruler8k_stream49, ruler8k_stream49_status, ruler8k_stream49_check, ruler8k_stream49_tables, ruler4k_r8mm46, ruler4k_r8mm46_status, ruler4k_r8mm46_check, ruler4k_r8mm46_tables, ruler8k_stream50, ruler8k_stream50_status, ruler8k_stream50_check, ruler8k_stream50_tables or ruler8k_stream_pooled4950)" >&2; exit 2 ;;
   esac
 done
