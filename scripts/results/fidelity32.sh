@@ -44,8 +44,30 @@
 #   analysis  ripplekv table over the folder, as above.
 #   reading   fixed now: reported whatever it shows; no default changes.
 #
+# Added after every record above was read, before any record of its own (2026-12-07, 23:10 UTC):
+# r=8 min-max on Qwen.
+#   why       r=8 min-max is SmolLM2's strongest setting on RULER, and on SmolLM2's fidelity r=8
+#             and larger beat r=2; on Qwen it has run on the 8-text ablation only (fidelity_layer
+#             _mean_f32_ratios/: KL 0.338 at 256 against r=2's 0.282, larger r worse there).
+#   run       qwen_r8mm: the same 32 texts and settings as the qwen target, budgets 128 and 256,
+#             SnapKV, H2O and RippleKV r=8 min-max with QPLF, one call on all cores (2 here), into
+#             fidelity32_r8mm/ (about 15 minutes). It starts only if it can start by 23:25 UTC on
+#             2026-12-07, and is stopped, unread, if it has not finished by 23:55 UTC.
+#   analysis  qwen_r8mm_tables: 1. SnapKV's and H2O's per-text rows (fidelity_texts.csv) against
+#             fidelity32_all/'s: the pairs of 3 are exact only if they are identical, else reported
+#             as not exact. 2. ripplekv table over the folder (2000 resamples): r=8 min-max minus
+#             the best baseline and minus SnapKV at each budget. 3. fidelity_pair.py: r=8 min-max
+#             minus fidelity32_all/'s r=2 and r=8 rank at each budget (pairs.md).
+#             A tie where the 95% interval holds 0.
+#   reading   fixed now, reported in the README whatever it shows: SmolLM2's strongest setting
+#             improves Qwen's fidelity over uniform budgets if r=8 min-max beats SnapKV at both
+#             budgets, does not if it ties or loses at both, else mixed; the best baseline (H2O at
+#             both budgets in fidelity32_all/) and r=2 beside it. Not in the headline (its columns
+#             are r=2 and r=8 rank); no default changes.
+#
 #   scripts/results/fidelity32.sh [qwen] [smollm2] [smollm2_budgets] [qwen_budgets] [tables]
-#       (default: all five, in that order; rerun to resume)
+#       [qwen_r8mm] [qwen_r8mm_tables]
+#       (default: the first five, in that order; rerun to resume)
 # Environment: THREADS (default all cores), BIN (default build/ripplekv). Each model's wall time
 # goes to its results folder's wall_times.txt.
 set -euo pipefail
@@ -60,12 +82,13 @@ Q=results/qwen2.5-coder-1.5b-instruct
 S=results/smollm2-135m-instruct
 
 fidelity() {  # fidelity MODEL_NAME PROFILE PROMPT_TOKENS CONTINUATION OUT_DIR [BUDGETS [EXTRA_METHODS]]
-  local model
+  local model     # METHODS, if set, replaces the default grid (every baseline, r=2, EXTRA, r=8 rank)
   model=$(scripts/get_model.sh "$1" | tail -1)
   "$BIN" fidelity --model "$model" --dtype bfloat16 "${threads[@]}" --texts "$TEXTS" --skip-texts 16 \
     --max-texts 32 --prompt-tokens "$3" --continuation "$4" --budgets "${6:-128,256}" \
-    --methods "$BASELINES,ripple@profile=$2,ratio=2,${7:+$7,}ripple@profile=$2,ratio=8,normalize=rank" --out "$5"
+    --methods "${METHODS:-$BASELINES,ripple@profile=$2,ratio=2,${7:+$7,}ripple@profile=$2,ratio=8,normalize=rank}" --out "$5"
 }
+QPLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json  # Qwen's float32 layer_mean profile
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(qwen smollm2 smollm2_budgets qwen_budgets tables); fi
@@ -84,13 +107,34 @@ for target in "${targets[@]}"; do
       OUT=$S step "fidelity 32 texts at 64, 512 and 1024" "$S/fidelity32_budgets/fidelity.csv" \
         fidelity smollm2-135m-instruct "$PLF" 1536 64 "$S/fidelity32_budgets" 64,512,1024 "ripple@profile=$PLF,ratio=4" ;;
     qwen_budgets)
-      QPLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json
       OUT=$Q step "fidelity 32 texts at 64 and 512" "$Q/fidelity32_budgets/fidelity.csv" \
         fidelity qwen2.5-coder-1.5b-instruct "$QPLF" 1024 32 "$Q/fidelity32_budgets" 64,512 "ripple@profile=$QPLF,ratio=4" ;;
     tables)
       for dir in "$Q/fidelity32_all" "$S/fidelity32_all" "$S/fidelity32_budgets" "$Q/fidelity32_budgets"; do
         if [ -f "$dir/fidelity.csv" ]; then "$BIN" table --runs "$dir" --out "$dir/tables"; fi
       done ;;
-    *) echo "fidelity32.sh: unknown target '$target' (qwen, smollm2, smollm2_budgets, qwen_budgets or tables)" >&2; exit 2 ;;
+    qwen_r8mm)
+      METHODS="snapkv,h2o,ripple@profile=$QPLF,ratio=8" OUT=$Q step "fidelity 32 texts r=8 min-max" \
+        "$Q/fidelity32_r8mm/fidelity.csv" fidelity qwen2.5-coder-1.5b-instruct "$QPLF" 1024 32 "$Q/fidelity32_r8mm" ;;
+    qwen_r8mm_tables)
+      M=$Q/fidelity32_r8mm A=$Q/fidelity32_all
+      if [ ! -f "$M/fidelity.csv" ]; then
+        echo "fidelity32.sh: $target needs $M/fidelity.csv: run the target qwen_r8mm first" >&2; exit 2
+      fi
+      {
+        echo "SnapKV's and H2O's per-text rows, $M against $A:"
+        if diff <(grep -E '^"(snapkv|h2o)",' "$M/fidelity_texts.csv") <(grep -E '^"(snapkv|h2o)",' "$A/fidelity_texts.csv") > /dev/null; then
+          echo "identical ($(grep -cE '^"(snapkv|h2o)",' "$M/fidelity_texts.csv") rows)"
+        else
+          echo "NOT identical: the pairs across the two folders are not exact"
+        fi
+        for b in 128 256; do
+          for other in 'ratio=2$' 'normalize=rank$'; do
+            .venv/bin/python scripts/results/fidelity_pair.py "$M" "$A" --budget "$b" --a-method 'ratio=8$' --b-method "$other"
+          done
+        done
+      } | tee "$M/pairs.md"
+      "$BIN" table --runs "$M" --out "$M/tables" ;;
+    *) echo "fidelity32.sh: unknown target '$target' (qwen, smollm2, smollm2_budgets, qwen_budgets, tables, qwen_r8mm or qwen_r8mm_tables)" >&2; exit 2 ;;
   esac
 done
