@@ -367,10 +367,15 @@ selector_pairs() {  # STREAM_RUNS SNAPKV_RUNS OUT BUDGET...: StreamingLLM's sele
   done
   .venv/bin/python scripts/results/run_pair.py "${pairs[@]}" | tee "$out"
 }
-variants() {  # SET: the variant folders of $S/SET/runs, one per line, but ruler4k_seed46_low's full
-  local d      # run, which ruler4k_seed46 holds too (the full cache does not depend on the budgets)
+# variants SET: the variant folders of $S/SET/runs, one per line, but the full run of a set whose
+# prompts another set's full run covers (the full cache depends on neither the budgets nor the
+# selector): ruler4k_seed46_low's (ruler4k_seed46 holds it) and the 8k streaming sets' (their
+# every-method set holds it)
+variants() {
+  local d skip_full=
+  case $1 in ruler4k_seed46_low|ruler8k_seed*_streaming) skip_full=1 ;; esac
   for d in "$S/$1"/runs/*/; do
-    if [ -f "$d/config.json" ] && { [ "$1" != ruler4k_seed46_low ] || [ "$(basename "$d")" != full ]; }; then
+    if [ -f "$d/config.json" ] && { [ -z "$skip_full" ] || [ "$(basename "$d")" != full ]; }; then
       echo "${d%/}"
     fi
   done
@@ -511,7 +516,7 @@ for target in "${targets[@]}"; do
           "$E/runs" "$M/runs" | tee "$M/agreement_full.md"
       else
         runs=("$E/runs")
-        mapfile -t -O 1 runs < <(variants ruler8k_seed${seed}_streaming | grep -v '/full$')
+        mapfile -t -O 1 runs < <(variants ruler8k_seed${seed}_streaming)
         "$BIN" table --resamples 100000 --runs "${runs[@]}" --out "$M/joint/tables"
         UNIFORM=$E/runs selector_pairs "$M/runs" "$E/runs" "$M/joint/selector_pairs.md" 128 256 512 1024
       fi ;;
@@ -521,8 +526,7 @@ for target in "${targets[@]}"; do
         if [ ! -f "$S/$set/tables/summary.json" ]; then
           echo "smollm2_streaming.sh: $target needs $S/$set scored ($S/$set/tables/summary.json): run smollm2_confirm8k.sh (seed 49), smollm2_confirm8k.sh seed50, ruler8k_stream49 and ruler8k_stream50 first" >&2; exit 2
         fi
-        # the streaming folders' full runs repeat the every-method sets' prompts: left out
-        mapfile -t -O "${#runs[@]}" runs < <(variants "$set" | { if [[ $set == *_streaming ]]; then grep -v '/full$'; else cat; fi; })
+        mapfile -t -O "${#runs[@]}" runs < <(variants "$set")
       done
       "$BIN" table --pool --resamples 100000 --runs "${runs[@]}" --out "$S/ruler8k_streaming_pooled4950/tables" ;;
     ruler4k_seed46_tables)  # the added block's analysis 2: budgets 128 to 1024 in one table
