@@ -89,6 +89,8 @@ fidelity() {  # fidelity MODEL_NAME PROFILE PROMPT_TOKENS CONTINUATION OUT_DIR [
     --methods "${METHODS:-$BASELINES,ripple@profile=$2,ratio=2,${7:+$7,}ripple@profile=$2,ratio=8,normalize=rank}" --out "$5"
 }
 QPLF=$Q/profiles/profile_multi_news_8x512_f32_layer_mean.json  # Qwen's float32 layer_mean profile
+# baseline_rows FOLDER: the SnapKV and H2O rows of FOLDER's fidelity_texts.csv
+baseline_rows() { grep -E '^"(snapkv|h2o)",' "$1/fidelity_texts.csv"; }
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(qwen smollm2 smollm2_budgets qwen_budgets tables); fi
@@ -123,8 +125,8 @@ for target in "${targets[@]}"; do
       fi
       {
         echo "SnapKV's and H2O's per-text rows, $M against $A:"
-        if diff <(grep -E '^"(snapkv|h2o)",' "$M/fidelity_texts.csv") <(grep -E '^"(snapkv|h2o)",' "$A/fidelity_texts.csv") > /dev/null; then
-          echo "identical ($(grep -cE '^"(snapkv|h2o)",' "$M/fidelity_texts.csv") rows)"
+        if diff <(baseline_rows "$M") <(baseline_rows "$A") > /dev/null; then
+          echo "identical ($(baseline_rows "$M" | wc -l) rows)"
         else
           echo "NOT identical: the pairs across the two folders are not exact"
         fi
