@@ -19,6 +19,8 @@
 #   8k4950: SmolLM2 at 8k over the two sets fixed in advance (seeds 49 and 50, 264 samples,
 #           smollm2_confirm8k.sh and smollm2_confirm8k.sh seed50; one binary, one CPU): every
 #           method of those runs; not in the default list, as it needs seed 50's run
+#   8k495051: the same over three sets fixed in advance (seeds 49, 50 and 51, 396 samples; seed 51
+#           from smollm2_confirm8k.sh seed51); not in the default list either
 #   qwen4k: Qwen2.5-Coder-1.5B at 4k, 55 samples (2 + 3 per task; the seed-42-only `relative`
 #           profile is left out), with the bfloat16 and the float32 layer_mean profiles
 #   qwen4k_more: Qwen2.5-Coder-1.5B at 4k over the two sets above and the six-method sets of
@@ -41,7 +43,8 @@
 #           those runs (the ratios 2, 4, 8 and 8 rank with the float32 profile); CPU sets are not
 #           pooled with them (other arithmetic; see h200_ruler4k_seed44/cpu_agreement.md)
 #   scripts/results/ruler_pooled.sh [4k|8k|4k3|8k3|8k4|qwen4k|qwen4k_more|qwen8k|qwen16k|qwen32k|qwen16k_rest
-#           |qwen32k_rest|qwen16k_all|qwen32k_all|h200_4k|8k4950 ...]   (default: all but 8k4950)
+#           |qwen32k_rest|qwen16k_all|qwen32k_all|h200_4k|8k4950|8k495051 ...]
+#           (default: all but 8k4950 and 8k495051)
 # Environment: BIN (default build/ripplekv); RESAMPLES (bootstrap resamples, e.g. 100000: writes
 # <out>/tables_r100000/ beside the committed 2,000-resample tables, and no plots).
 set -euo pipefail
@@ -68,6 +71,8 @@ for target in "${targets[@]}"; do
       only=$EVERY_F32 ;;
     8k4950) sets=($S/ruler8k_seed49 $S/ruler8k_seed50); out=$S/ruler8k_pooled4950
       only=$EVERY_F32 ;;
+    8k495051) sets=($S/ruler8k_seed49 $S/ruler8k_seed50 $S/ruler8k_seed51); out=$S/ruler8k_pooled495051
+      only=$EVERY_F32 ;;
     qwen4k) sets=("${Q4[@]}"); out=$Q/ruler4k_pooled ;;
     qwen4k_more) sets=("${Q4[@]}" "${Q4_MORE[@]}"); budgets=" 256 1024 "; out=$Q/ruler4k_more_pooled
       only='^(full|snapkv_b.*|pyramidkv_b.*|cake_b.*|ripple@profile=.*_f32_layer_mean\.json_ratio=(2|8_normalize=rank)_b.*)$' ;;
@@ -82,7 +87,7 @@ for target in "${targets[@]}"; do
       out=$Q/ruler32k_all_pooled ;;
     h200_4k) sets=($S/h200_ruler4k_seed{44,100,101,102,103,104,105,106,107}); out=$S/h200_ruler4k_pooled
       only=$EVERY_F32 ;;
-    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, 8k4, 8k4950, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
+    *) echo "ruler_pooled.sh: unknown target $target (4k, 8k, 4k3, 8k3, 8k4, 8k4950, 8k495051, qwen4k, qwen4k_more, qwen8k, qwen16k, qwen32k, qwen16k_rest, qwen32k_rest, qwen16k_all, qwen32k_all or h200_4k)" >&2; exit 2 ;;
   esac
   dirs=()
   for set in "${sets[@]}"; do
